@@ -1,0 +1,45 @@
+//! The command line: argument parsing, output formatting, progress and signals. The only layer
+//! that knows about terminals and exit codes.
+
+mod args;
+mod perft_cmd;
+mod show;
+
+use args::{Cli, Command};
+use clap::Parser;
+
+/// Exit code for success.
+pub const EXIT_OK: i32 = 0;
+/// Exit code for "ran, but something was unknown, mismatched or bad".
+pub const EXIT_INCOMPLETE: i32 = 1;
+/// Exit code for usage errors and bad input.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit code after an interrupt (128 + SIGINT).
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// Parses the command line, runs the command and returns the process exit code. Errors are
+/// printed to stderr as `error: ...`.
+pub fn main_exit_code() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help/version to stdout with exit 0, real errors to stderr with 2.
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            EXIT_USAGE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<i32> {
+    match cli.command {
+        Command::Show(args) => show::run(&args),
+        Command::Perft(args) => perft_cmd::run(&args),
+    }
+}

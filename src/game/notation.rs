@@ -1,0 +1,431 @@
+//! Position and move notation, in both directions, with strict validation.
+//!
+//! Position notation (compatible with the earlier public solver): `SIDE;BOARDS;CELLS` where
+//! SIDE is `X`/`O`, BOARDS nine characters (`.` open, `X`/`O` won, `#` drawn, `@` the open board
+//! the side to move is sent to) and CELLS nine `/`-separated groups of nine `.`/`X`/`O`.
+
+use super::moves::Move;
+use super::position::{Outcome, Player, Position};
+use super::tables::{has_line, FULL_MASK};
+use std::fmt;
+
+/// Which part of a position's notation an error is in.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Part {
+    /// The whole string (e.g. the number of parts).
+    Whole,
+    /// Part 1, the side to move.
+    Side,
+    /// Part 2, the local boards' states.
+    Boards,
+    /// Part 3, the cells.
+    Cells,
+}
+
+impl fmt::Display for Part {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Part::Whole => "position",
+            Part::Side => "part 1 (side to move)",
+            Part::Boards => "part 2 (boards)",
+            Part::Cells => "part 3 (cells)",
+        })
+    }
+}
+
+/// A position string that is malformed or describes an impossible position.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct PositionError {
+    /// The part the problem is in.
+    pub part: Part,
+    /// 1-based character column in the whole string where the problem is.
+    pub column: usize,
+    /// Why it is wrong.
+    pub reason: String,
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}, column {}: {}", self.part, self.column, self.reason)
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+/// Why a move of a move list cannot be played.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum MoveErrorKind {
+    /// Not two letters `a`..`i`.
+    Malformed(String),
+    /// The side to move is sent to another board.
+    WrongBoard {
+        /// The board the side to move must play in.
+        required: usize,
+    },
+    /// The cell is already taken.
+    Occupied,
+    /// The board is won or full.
+    ClosedBoard,
+    /// The game is already over.
+    GameOver,
+}
+
+/// A move list with a move that is malformed or illegal.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct MoveListError {
+    /// 1-based index of the offending move in the list.
+    pub index: usize,
+    /// The move's text as given.
+    pub text: String,
+    /// What is wrong with it.
+    pub kind: MoveErrorKind,
+}
+
+impl fmt::Display for MoveListError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "move {} `{}`: ", self.index, self.text)?;
+        match &self.kind {
+            MoveErrorKind::Malformed(why) => write!(f, "{why}"),
+            MoveErrorKind::WrongBoard { required } => write!(
+                f,
+                "illegal: the side to move must play in board {}",
+                board_letter(*required)
+            ),
+            MoveErrorKind::Occupied => write!(f, "illegal: the cell is already taken"),
+            MoveErrorKind::ClosedBoard => write!(f, "illegal: the board is closed (won or full)"),
+            MoveErrorKind::GameOver => write!(f, "illegal: the game is already over"),
+        }
+    }
+}
+
+impl std::error::Error for MoveListError {}
+
+/// Any error reading a position argument (notation, `start` or a move list).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum NotationError {
+    /// The position notation is wrong.
+    Position(PositionError),
+    /// A move list has a bad move.
+    Moves(MoveListError),
+    /// Nothing was given (an empty move list must be written `start`).
+    Empty,
+}
+
+impl fmt::Display for NotationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotationError::Position(e) => e.fmt(f),
+            NotationError::Moves(e) => e.fmt(f),
+            NotationError::Empty => {
+                write!(f, "empty position (write `start` for the initial position)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for NotationError {}
+
+fn board_letter(index: usize) -> char {
+    (b'a' + index as u8) as char
+}
+
+fn letter_index(c: char) -> Option<usize> {
+    ('a'..='i').contains(&c).then(|| c as usize - 'a' as usize)
+}
+
+/// Parses a move such as `ae` (board letter, then cell letter).
+pub fn parse_move(text: &str) -> Result<Move, String> {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next(), chars.next()) {
+        (Some(b), Some(c), None) => match (letter_index(b), letter_index(c)) {
+            (Some(b), Some(c)) => Ok(Move::new(b, c)),
+            _ => Err("a move is two letters a-i (board, then cell)".to_string()),
+        },
+        _ => Err("a move is exactly two letters (board, then cell), e.g. `ae`".to_string()),
+    }
+}
+
+/// Why `mv` is illegal in `pos`, or `None` if it is legal.
+pub fn illegal_reason(pos: &Position, mv: Move) -> Option<MoveErrorKind> {
+    if pos.is_legal(mv) {
+        None
+    } else if pos.is_over() {
+        Some(MoveErrorKind::GameOver)
+    } else if pos.closed_boards() & (1 << mv.board()) != 0 {
+        Some(MoveErrorKind::ClosedBoard)
+    } else if pos.local_occupied(mv.board()) & (1 << mv.cell()) != 0 {
+        Some(MoveErrorKind::Occupied)
+    } else {
+        let required = pos
+            .target_board()
+            .expect("only a target board makes a move illegal here");
+        Some(MoveErrorKind::WrongBoard { required })
+    }
+}
+
+/// Plays a list of moves (separated by spaces and/or commas) on top of `pos`.
+pub fn play_move_list(pos: &Position, list: &str) -> Result<Position, MoveListError> {
+    let mut current = *pos;
+    for (i, text) in split_moves(list).enumerate() {
+        let error = |kind| MoveListError {
+            index: i + 1,
+            text: text.to_string(),
+            kind,
+        };
+        let mv = parse_move(text).map_err(|why| error(MoveErrorKind::Malformed(why)))?;
+        if let Some(kind) = illegal_reason(&current, mv) {
+            return Err(error(kind));
+        }
+        current = current.play(mv);
+    }
+    Ok(current)
+}
+
+fn split_moves(list: &str) -> impl Iterator<Item = &str> {
+    list.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|s| !s.is_empty())
+}
+
+/// Formats a list of moves separated by spaces.
+pub fn format_moves(moves: &[Move]) -> String {
+    moves
+        .iter()
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Reads a position given in any accepted form: `start`, the position notation, or a move list
+/// played from the start.
+pub fn parse_position_arg(text: &str) -> Result<Position, NotationError> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        Err(NotationError::Empty)
+    } else if trimmed.eq_ignore_ascii_case("start") {
+        Ok(Position::start())
+    } else if trimmed.contains(';') {
+        parse_position(trimmed).map_err(NotationError::Position)
+    } else {
+        play_move_list(&Position::start(), trimmed).map_err(NotationError::Moves)
+    }
+}
+
+/// Renders a position in the notation.
+pub fn format_position(pos: &Position) -> String {
+    let mut out = String::with_capacity(3 + 9 + 90);
+    out.push(pos.side_to_move().letter());
+    out.push(';');
+    for board in 0..9 {
+        let bit = 1 << board;
+        out.push(if pos.won_boards(Player::X) & bit != 0 {
+            'X'
+        } else if pos.won_boards(Player::O) & bit != 0 {
+            'O'
+        } else if pos.closed_boards() & bit != 0 {
+            '#'
+        } else if pos.target_board() == Some(board) {
+            '@'
+        } else {
+            '.'
+        });
+    }
+    out.push(';');
+    for board in 0..9 {
+        if board > 0 {
+            out.push('/');
+        }
+        for cell in 0..9 {
+            let bit = 1 << cell;
+            out.push(if pos.local_cells(Player::X, board) & bit != 0 {
+                'X'
+            } else if pos.local_cells(Player::O, board) & bit != 0 {
+                'O'
+            } else {
+                '.'
+            });
+        }
+    }
+    out
+}
+
+/// Parses and validates the position notation.
+pub fn parse_position(text: &str) -> Result<Position, PositionError> {
+    let fail = |part, column, reason: String| PositionError {
+        part,
+        column,
+        reason,
+    };
+    let parts: Vec<&str> = text.split(';').collect();
+    if parts.len() != 3 {
+        return Err(fail(
+            Part::Whole,
+            1,
+            format!(
+                "expected 3 parts separated by `;` (side;boards;cells), found {}",
+                parts.len()
+            ),
+        ));
+    }
+    // Columns are counted in characters; parts start after their `;`.
+    let side_col = 1;
+    let boards_col = side_col + parts[0].chars().count() + 1;
+    let cells_col = boards_col + parts[1].chars().count() + 1;
+
+    let side = match parts[0] {
+        "X" => Player::X,
+        "O" => Player::O,
+        other => {
+            return Err(fail(
+                Part::Side,
+                side_col,
+                format!("expected `X` or `O`, found `{other}`"),
+            ))
+        }
+    };
+
+    let board_chars: Vec<char> = parts[1].chars().collect();
+    if board_chars.len() != 9 {
+        return Err(fail(
+            Part::Boards,
+            boards_col,
+            format!("expected 9 characters, found {}", board_chars.len()),
+        ));
+    }
+    if let Some(i) = board_chars.iter().position(|c| !".XO#@".contains(*c)) {
+        return Err(fail(
+            Part::Boards,
+            boards_col + i,
+            format!(
+                "unexpected character `{}` (expected one of . X O # @)",
+                board_chars[i]
+            ),
+        ));
+    }
+
+    let groups: Vec<&str> = parts[2].split('/').collect();
+    if groups.len() != 9 {
+        return Err(fail(
+            Part::Cells,
+            cells_col,
+            format!("expected 9 groups separated by `/`, found {}", groups.len()),
+        ));
+    }
+    let mut cells = [0u128; 2];
+    let mut group_col = cells_col;
+    let mut group_cols = [0usize; 9];
+    for (board, group) in groups.iter().enumerate() {
+        group_cols[board] = group_col;
+        let chars: Vec<char> = group.chars().collect();
+        if chars.len() != 9 {
+            return Err(fail(
+                Part::Cells,
+                group_col,
+                format!(
+                    "board {} has {} cells, expected 9",
+                    board_letter(board),
+                    chars.len()
+                ),
+            ));
+        }
+        for (cell, ch) in chars.iter().enumerate() {
+            let bit = 1u128 << (9 * board + cell);
+            match ch {
+                '.' => {}
+                'X' => cells[0] |= bit,
+                'O' => cells[1] |= bit,
+                other => {
+                    return Err(fail(
+                        Part::Cells,
+                        group_col + cell,
+                        format!("unexpected character `{other}` (expected . X O)"),
+                    ))
+                }
+            }
+        }
+        group_col += chars.len() + 1;
+    }
+
+    let local = |player: usize, board: usize| (cells[player] >> (9 * board)) as u16 & FULL_MASK;
+    let mut target = None;
+    for (board, &mark) in board_chars.iter().enumerate() {
+        let column = boards_col + board;
+        let x_line = has_line(local(0, board));
+        let o_line = has_line(local(1, board));
+        let full = (local(0, board) | local(1, board)) == FULL_MASK;
+        let name = board_letter(board);
+        if x_line && o_line {
+            return Err(fail(
+                Part::Cells,
+                group_cols[board],
+                format!("board {name} has a line for both X and O"),
+            ));
+        }
+        let expected = if x_line {
+            'X'
+        } else if o_line {
+            'O'
+        } else if full {
+            '#'
+        } else {
+            '.'
+        };
+        let agrees = mark == expected || (mark == '@' && expected == '.');
+        if !agrees {
+            let reason = match (mark, expected) {
+                ('@', _) => format!("`@` on board {name}, which is closed (`{expected}`)"),
+                ('X' | 'O', _) => {
+                    format!("board {name} is marked won by {mark} but {mark} has no line there")
+                }
+                ('#', _) => {
+                    format!("board {name} is marked drawn (`#`) but it is not full without a line")
+                }
+                _ => format!("board {name} is marked open but its cells say `{expected}`"),
+            };
+            return Err(fail(Part::Boards, column, reason));
+        }
+        if mark == '@' {
+            if target.is_some() {
+                return Err(fail(
+                    Part::Boards,
+                    column,
+                    "more than one `@` (at most one board can be the target)".to_string(),
+                ));
+            }
+            target = Some(board);
+        }
+    }
+
+    let x_count = cells[0].count_ones();
+    let o_count = cells[1].count_ones();
+    let counts_ok = match side {
+        Player::X => x_count == o_count,
+        Player::O => x_count == o_count + 1,
+    };
+    if !counts_ok {
+        return Err(fail(
+            Part::Cells,
+            cells_col,
+            format!(
+                "impossible stone counts for {side} to move: X has {x_count}, O has {o_count} \
+                 (X to move needs equal counts, O to move needs one more X)"
+            ),
+        ));
+    }
+
+    let pos = Position::from_cells(cells[0], cells[1], side, target);
+    if has_line(pos.won_boards(Player::X)) && has_line(pos.won_boards(Player::O)) {
+        return Err(fail(
+            Part::Boards,
+            boards_col,
+            "both players have three boards in a line".to_string(),
+        ));
+    }
+    if target.is_some() && pos.outcome() != Outcome::InPlay {
+        return Err(fail(
+            Part::Boards,
+            boards_col + target.unwrap_or(0),
+            "`@` in a finished game (nobody is to move)".to_string(),
+        ));
+    }
+    Ok(pos)
+}

@@ -1,0 +1,332 @@
+//! The position: bitboards for both players, closed boards, side to move and target board.
+
+use super::moves::{Move, MoveSet};
+use super::tables::{cells_of_boards, has_line, FULL_MASK, SYMMETRIES, SYMMETRY_COUNT, ZOBRIST};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A player.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Player {
+    /// The first player.
+    X = 0,
+    /// The second player.
+    O = 1,
+}
+
+impl Player {
+    /// The other player.
+    #[inline(always)]
+    pub fn opponent(self) -> Player {
+        match self {
+            Player::X => Player::O,
+            Player::O => Player::X,
+        }
+    }
+
+    /// 0 for X, 1 for O: the index into per-player arrays.
+    #[inline(always)]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The notation letter, `X` or `O`.
+    pub fn letter(self) -> char {
+        match self {
+            Player::X => 'X',
+            Player::O => 'O',
+        }
+    }
+}
+
+impl fmt::Display for Player {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.letter())
+    }
+}
+
+/// The state of a game: still in play, won by a player, or drawn.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum Outcome {
+    /// The game goes on.
+    InPlay,
+    /// A player has three won boards in a line.
+    Won(Player),
+    /// Every board is closed and nobody has a line.
+    Draw,
+}
+
+/// The target value meaning "the side to move may play in any open board".
+pub const ANY_BOARD: u8 = 9;
+/// The target value meaning "the game is over: no moves".
+pub const GAME_OVER: u8 = 10;
+
+/// A position of Ultimate Tic Tac Toe.
+///
+/// 48 bytes (checked at compile time): two 81-bit cell masks (one `u128` per player, square
+/// `9 * board + cell`), each player's won boards and the closed (won or full) boards as 9-bit
+/// masks, the side to move, the target board and the incremental Zobrist hash.
+///
+/// Moves are made by copy (`play` returns a new position) rather than make/unmake: the whole
+/// position fits in one cache line, so copying it costs about as much as the undo bookkeeping
+/// would, and the searches keep parent and child side by side without any undo stack.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    cells: [u128; 2],
+    won: [u16; 2],
+    closed: u16,
+    side: Player,
+    /// 0..8: the board the side to move is sent to; `ANY_BOARD`; or `GAME_OVER`.
+    target: u8,
+    hash: u64,
+}
+
+const _: () = assert!(std::mem::size_of::<Position>() == 48);
+
+impl Default for Position {
+    fn default() -> Self {
+        Position::start()
+    }
+}
+
+impl Position {
+    /// The empty board, X to move anywhere.
+    pub fn start() -> Position {
+        let mut pos = Position {
+            cells: [0, 0],
+            won: [0, 0],
+            closed: 0,
+            side: Player::X,
+            target: ANY_BOARD,
+            hash: 0,
+        };
+        pos.hash = pos.compute_hash();
+        pos
+    }
+
+    /// Builds a position from raw cell masks, the side to move and the board it is sent to
+    /// (`None`: any open board). Won/closed boards and the game's end are derived from the cells.
+    /// The caller is responsible for the cells being a reachable arrangement; the notation
+    /// parser checks that before calling this.
+    pub fn from_cells(
+        x_cells: u128,
+        o_cells: u128,
+        side: Player,
+        target: Option<usize>,
+    ) -> Position {
+        let mut pos = Position {
+            cells: [x_cells, o_cells],
+            won: [0, 0],
+            closed: 0,
+            side,
+            target: ANY_BOARD,
+            hash: 0,
+        };
+        for board in 0..9 {
+            for player in [Player::X, Player::O] {
+                if has_line(pos.local_cells(player, board)) {
+                    pos.won[player.index()] |= 1 << board;
+                }
+            }
+            if pos.won[0] & (1 << board) != 0
+                || pos.won[1] & (1 << board) != 0
+                || pos.local_occupied(board) == FULL_MASK
+            {
+                pos.closed |= 1 << board;
+            }
+        }
+        pos.target = if pos.ends_game() {
+            GAME_OVER
+        } else {
+            match target {
+                Some(b) if pos.closed & (1 << b) == 0 => b as u8,
+                _ => ANY_BOARD,
+            }
+        };
+        pos.hash = pos.compute_hash();
+        pos
+    }
+
+    fn ends_game(&self) -> bool {
+        has_line(self.won[0]) || has_line(self.won[1]) || self.closed == FULL_MASK
+    }
+
+    /// The side to move.
+    #[inline(always)]
+    pub fn side_to_move(&self) -> Player {
+        self.side
+    }
+
+    /// The board the side to move must play in, or `None` when it may play in any open board
+    /// (or the game is over).
+    pub fn target_board(&self) -> Option<usize> {
+        (self.target < ANY_BOARD).then_some(self.target as usize)
+    }
+
+    /// The incremental Zobrist hash (cells, side to move and target board).
+    #[inline(always)]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The 81-bit mask of `player`'s cells.
+    #[inline(always)]
+    pub fn cells(&self, player: Player) -> u128 {
+        self.cells[player.index()]
+    }
+
+    /// The 9-bit mask of `player`'s cells on local board `board`.
+    #[inline(always)]
+    pub fn local_cells(&self, player: Player, board: usize) -> u16 {
+        (self.cells[player.index()] >> (9 * board)) as u16 & FULL_MASK
+    }
+
+    /// The 9-bit mask of occupied cells on local board `board`.
+    #[inline(always)]
+    pub fn local_occupied(&self, board: usize) -> u16 {
+        ((self.cells[0] | self.cells[1]) >> (9 * board)) as u16 & FULL_MASK
+    }
+
+    /// The 9-bit mask of boards won by `player`.
+    #[inline(always)]
+    pub fn won_boards(&self, player: Player) -> u16 {
+        self.won[player.index()]
+    }
+
+    /// The 9-bit mask of closed boards (won by someone, or full).
+    #[inline(always)]
+    pub fn closed_boards(&self) -> u16 {
+        self.closed
+    }
+
+    /// Number of stones on the board.
+    pub fn stone_count(&self) -> u32 {
+        self.cells[0].count_ones() + self.cells[1].count_ones()
+    }
+
+    /// Whether the game is over.
+    #[inline(always)]
+    pub fn is_over(&self) -> bool {
+        self.target == GAME_OVER
+    }
+
+    /// The game's state: in play, won by a player, or drawn.
+    pub fn outcome(&self) -> Outcome {
+        if !self.is_over() {
+            Outcome::InPlay
+        } else if has_line(self.won[0]) {
+            Outcome::Won(Player::X)
+        } else if has_line(self.won[1]) {
+            Outcome::Won(Player::O)
+        } else {
+            Outcome::Draw
+        }
+    }
+
+    /// The legal moves (empty when the game is over).
+    #[inline(always)]
+    pub fn legal_moves(&self) -> MoveSet {
+        let empty = !(self.cells[0] | self.cells[1]);
+        match self.target {
+            GAME_OVER => MoveSet::EMPTY,
+            ANY_BOARD => MoveSet(empty & cells_of_boards(!self.closed)),
+            t => MoveSet(empty & ((FULL_MASK as u128) << (9 * t as u32))),
+        }
+    }
+
+    /// Whether `mv` is legal here.
+    pub fn is_legal(&self, mv: Move) -> bool {
+        self.legal_moves().contains(mv)
+    }
+
+    /// The position after `mv`, which must be legal.
+    #[inline(always)]
+    pub fn play(&self, mv: Move) -> Position {
+        debug_assert!(self.is_legal(mv), "illegal move {mv}");
+        let mut next = *self;
+        let me = self.side.index();
+        let (board, cell) = (mv.board(), mv.cell());
+        next.cells[me] |= 1u128 << mv.square();
+        let board_bit = 1u16 << board;
+        let mut over = false;
+        if has_line(next.local_cells(self.side, board)) {
+            next.won[me] |= board_bit;
+            next.closed |= board_bit;
+            over = has_line(next.won[me]);
+        } else if next.local_occupied(board) == FULL_MASK {
+            next.closed |= board_bit;
+        }
+        over |= next.closed == FULL_MASK;
+        next.target = if over {
+            GAME_OVER
+        } else if next.closed & (1 << cell) != 0 {
+            ANY_BOARD
+        } else {
+            cell as u8
+        };
+        next.side = self.side.opponent();
+        next.hash = self.hash
+            ^ ZOBRIST.cell[me][mv.square()]
+            ^ ZOBRIST.o_to_move
+            ^ ZOBRIST.target[self.target as usize]
+            ^ ZOBRIST.target[next.target as usize];
+        next
+    }
+
+    /// The hash computed from scratch (the incremental one must always equal it).
+    pub fn compute_hash(&self) -> u64 {
+        let mut hash = ZOBRIST.target[self.target as usize];
+        if self.side == Player::O {
+            hash ^= ZOBRIST.o_to_move;
+        }
+        for player in [Player::X, Player::O] {
+            for mv in MoveSet(self.cells[player.index()]) {
+                hash ^= ZOBRIST.cell[player.index()][mv.square()];
+            }
+        }
+        hash
+    }
+
+    /// The position under symmetry `sym` (0..8; 0 is the identity), applied to boards and to
+    /// cells within each board at once.
+    pub fn transform(&self, sym: usize) -> Position {
+        let perm = &SYMMETRIES[sym];
+        let map_cells = |cells: u128| {
+            MoveSet(cells).fold(0u128, |acc, mv| {
+                acc | 1u128 << (9 * perm[mv.board()] as usize + perm[mv.cell()] as usize)
+            })
+        };
+        Position::from_cells(
+            map_cells(self.cells[0]),
+            map_cells(self.cells[1]),
+            self.side,
+            self.target_board().map(|b| perm[b] as usize),
+        )
+    }
+
+    /// The canonical representative of this position's symmetry class (the transform with the
+    /// smallest hash) and the symmetry that produces it.
+    pub fn canonical(&self) -> (Position, usize) {
+        (0..SYMMETRY_COUNT)
+            .map(|s| (self.transform(s), s))
+            .min_by_key(|(p, _)| p.hash)
+            .expect("there are eight symmetries")
+    }
+
+    /// The hash of the canonical form: equal for positions that are symmetric to each other.
+    pub fn canonical_hash(&self) -> u64 {
+        self.canonical().0.hash
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", super::notation::format_position(self))
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", super::notation::format_position(self))
+    }
+}

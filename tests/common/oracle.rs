@@ -1,0 +1,232 @@
+//! An independent, deliberately simple exhaustive solver: the oracle every engine is checked
+//! against. It shares no code with the crate: its own notation reader, a plain array board and
+//! exhaustive negamax over the three outcomes with a memo of exact values. Clarity, not speed.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiply-rotate hasher for the memo's integer keys (SipHash dominated the run time).
+#[derive(Default)]
+pub struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(23) ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.write_u64(v as u64);
+        self.write_u64((v >> 64) as u64);
+    }
+}
+
+/// A cell or board owner: empty, X, O, or (for boards only) drawn.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mark {
+    Empty,
+    X,
+    O,
+    Drawn,
+}
+
+/// A plain board: `cells[board][cell]`, the state of each local board, side to move, target.
+#[derive(Clone, Debug)]
+pub struct OracleBoard {
+    pub cells: [[Mark; 9]; 9],
+    pub boards: [Mark; 9],
+    pub x_to_move: bool,
+    /// The board the side to move must play in, if it is open; `None` = any open board.
+    pub target: Option<usize>,
+}
+
+const LINES: [[usize; 3]; 8] = [
+    [0, 1, 2],
+    [3, 4, 5],
+    [6, 7, 8],
+    [0, 3, 6],
+    [1, 4, 7],
+    [2, 5, 8],
+    [0, 4, 8],
+    [2, 4, 6],
+];
+
+fn line_owner(grid: &[Mark; 9], who: Mark) -> bool {
+    LINES.iter().any(|l| l.iter().all(|&i| grid[i] == who))
+}
+
+impl OracleBoard {
+    /// Reads the notation `SIDE;BOARDS;CELLS` (assumed valid; only used on test data).
+    pub fn parse(text: &str) -> OracleBoard {
+        let parts: Vec<&str> = text.trim().split(';').collect();
+        let mut board = OracleBoard {
+            cells: [[Mark::Empty; 9]; 9],
+            boards: [Mark::Empty; 9],
+            x_to_move: parts[0] == "X",
+            target: None,
+        };
+        for (b, group) in parts[2].split('/').enumerate() {
+            for (c, ch) in group.chars().enumerate() {
+                board.cells[b][c] = match ch {
+                    'X' => Mark::X,
+                    'O' => Mark::O,
+                    _ => Mark::Empty,
+                };
+            }
+        }
+        for b in 0..9 {
+            board.boards[b] = board.local_state(b);
+        }
+        board.target = parts[1].chars().position(|c| c == '@');
+        board
+    }
+
+    fn local_state(&self, b: usize) -> Mark {
+        if line_owner(&self.cells[b], Mark::X) {
+            Mark::X
+        } else if line_owner(&self.cells[b], Mark::O) {
+            Mark::O
+        } else if self.cells[b].iter().all(|&m| m != Mark::Empty) {
+            Mark::Drawn
+        } else {
+            Mark::Empty
+        }
+    }
+
+    /// +1 X has won, -1 O has won, 0 drawn, `None` still in play.
+    pub fn result(&self) -> Option<i32> {
+        if line_owner(&self.boards, Mark::X) {
+            Some(1)
+        } else if line_owner(&self.boards, Mark::O) {
+            Some(-1)
+        } else if self.boards.iter().all(|&m| m != Mark::Empty) {
+            Some(0)
+        } else {
+            None
+        }
+    }
+
+    /// Legal moves as (board, cell).
+    pub fn moves(&self) -> Vec<(usize, usize)> {
+        if self.result().is_some() {
+            return Vec::new();
+        }
+        let boards: Vec<usize> = match self.target {
+            Some(t) if self.boards[t] == Mark::Empty => vec![t],
+            _ => (0..9).filter(|&b| self.boards[b] == Mark::Empty).collect(),
+        };
+        let mut out = Vec::new();
+        for b in boards {
+            for c in 0..9 {
+                if self.cells[b][c] == Mark::Empty {
+                    out.push((b, c));
+                }
+            }
+        }
+        out
+    }
+
+    /// The board after playing `(b, c)`.
+    pub fn play(&self, b: usize, c: usize) -> OracleBoard {
+        let mut next = self.clone();
+        next.cells[b][c] = if self.x_to_move { Mark::X } else { Mark::O };
+        next.boards[b] = next.local_state(b);
+        next.x_to_move = !self.x_to_move;
+        next.target = (next.boards[c] == Mark::Empty).then_some(c);
+        next
+    }
+}
+
+/// A compact key for the memo: two bits per cell, the side to move and the target board.
+fn memo_key(board: &OracleBoard) -> (u128, u64, u8) {
+    let mut low = 0u128;
+    let mut high = 0u64;
+    for b in 0..9 {
+        for c in 0..9 {
+            let code = match board.cells[b][c] {
+                Mark::Empty => 0u128,
+                Mark::X => 1,
+                _ => 2,
+            };
+            let i = 9 * b + c;
+            if i < 64 {
+                low |= code << (2 * i);
+            } else {
+                high |= (code as u64) << (2 * (i - 64));
+            }
+        }
+    }
+    let target = board.target.map_or(9, |t| t as u8);
+    (low, high, target * 2 + u8::from(board.x_to_move))
+}
+
+/// What the memo knows about a position's value: bounds for the side to move. Alpha-beta
+/// returns a value that is exact only inside the window it was given, so the memo keeps a
+/// lower and an upper bound (-1..=1) instead of a single value.
+type Memo = HashMap<(u128, u64, u8), (i8, i8), BuildHasherDefault<MixHasher>>;
+
+/// Entries after which the memo is emptied, so a hard position cannot exhaust memory when
+/// tests run several oracles at once (about 60 bytes each: a few hundred MB at most).
+const MEMO_CAPACITY: usize = 4_000_000;
+
+/// Negamax with alpha-beta over the three outcomes (+1 win, 0 draw, -1 loss for the side to
+/// move), with a memo of proven bounds.
+fn negamax(board: &OracleBoard, mut alpha: i32, mut beta: i32, memo: &mut Memo) -> i32 {
+    if let Some(r) = board.result() {
+        return if board.x_to_move { r } else { -r };
+    }
+    let key = memo_key(board);
+    let (mut lower, mut upper) = memo
+        .get(&key)
+        .map_or((-1, 1), |&(l, u)| (l as i32, u as i32));
+    if lower == upper || lower >= beta {
+        return lower;
+    }
+    if upper <= alpha {
+        return upper;
+    }
+    alpha = alpha.max(lower);
+    beta = beta.min(upper);
+    let (alpha_in, beta_in) = (alpha, beta);
+    let mut best = -1;
+    for (b, c) in board.moves() {
+        best = best.max(-negamax(&board.play(b, c), -beta, -alpha, memo));
+        alpha = alpha.max(best);
+        if alpha >= beta {
+            break;
+        }
+    }
+    // A fail-low result is only an upper bound, a fail-high only a lower bound.
+    if best > alpha_in {
+        lower = lower.max(best);
+    }
+    if best < beta_in {
+        upper = upper.min(best);
+    }
+    if memo.len() >= MEMO_CAPACITY {
+        memo.clear();
+    }
+    memo.insert(key, (lower as i8, upper as i8));
+    best
+}
+
+/// The game value of a position in notation: `"X"`, `"O"` or `"draw"`.
+pub fn oracle_value(notation: &str) -> &'static str {
+    let board = OracleBoard::parse(notation);
+    let value = negamax(&board, -1, 1, &mut Memo::default());
+    let x_value = if board.x_to_move { value } else { -value };
+    match x_value {
+        1 => "X",
+        -1 => "O",
+        _ => "draw",
+    }
+}
