@@ -5,3 +5,4 @@
 
 pub mod cli;
 pub mod game;
+pub mod search;

@@ -1,8 +1,11 @@
 //! Command-line options, parsed once into plain structs.
 
+use super::units::{parse_duration, parse_size};
 use crate::game::{notation::play_move_list, parse_position_arg, Position};
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// Solver for Ultimate Tic Tac Toe (common rules).
 #[derive(Parser, Debug)]
@@ -22,6 +25,14 @@ pub enum Command {
     /// Count the leaves of the game tree to a fixed depth.
     #[command(after_help = "Example:\n  uttt perft 7\n  uttt perft 5 \"ee ea\" --divide --json")]
     Perft(PerftArgs),
+    /// Solve a position: X wins, O wins or draw, with a best move and proof statistics.
+    #[command(
+        after_help = "Examples:\n  uttt solve \"X;...;...\" --time-limit 1m\n  uttt solve \"ee ea ae\" --moves \"eb be\" --engine dfpn --table-mem 2G --json\n  uttt solve start --moves \"ee ea\" --attacker X --table-file run.tt"
+    )]
+    Solve(SolveArgs),
+    /// Print positions from seeded random playouts (for benchmarks and tests).
+    #[command(after_help = "Example:\n  uttt gen --plies 40 --count 10 --seed 7 > positions.txt")]
+    Gen(GenArgs),
 }
 
 /// A position in any accepted form, plus moves to play on top of it.
@@ -75,4 +86,72 @@ pub struct PerftArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Which engine `uttt solve` uses.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineArg {
+    /// Single-threaded depth-first proof-number search.
+    Dfpn,
+}
+
+/// A player named on the command line.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayerArg {
+    /// The first player.
+    #[value(name = "X", alias = "x")]
+    X,
+    /// The second player.
+    #[value(name = "O", alias = "o")]
+    O,
+}
+
+/// Options of `uttt solve`.
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// The position to solve.
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// The search engine.
+    #[arg(long, value_enum, default_value = "dfpn")]
+    pub engine: EngineArg,
+    /// ε of the 1+ε trick: child thresholds grow to (1+ε) times the second-best sibling.
+    #[arg(long, default_value_t = crate::search::solve::DEFAULT_EPSILON)]
+    pub epsilon: f64,
+    /// Transposition table size; K, M, G, T (or KiB, MiB, GiB, TiB) are powers of 1024,
+    /// so 1G = 2^30 bytes. Rounded down to a power of two.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    pub table_mem: u64,
+    /// Keep the table in this file: a later run with the same file resumes from its work.
+    #[arg(long, value_name = "PATH")]
+    pub table_file: Option<PathBuf>,
+    /// Give up with `unknown` after this long (e.g. 500ms, 30s, 2m, 1h).
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    pub time_limit: Option<Duration>,
+    /// Give up with `unknown` after this many nodes.
+    #[arg(long, value_name = "N")]
+    pub node_limit: Option<u64>,
+    /// Ask only "does this player win?" (a single binary search).
+    #[arg(long, value_enum)]
+    pub attacker: Option<PlayerArg>,
+    /// Print one JSON object instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `uttt gen`.
+#[derive(Args, Debug)]
+pub struct GenArgs {
+    /// Random moves played from the start for each position.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=81))]
+    pub plies: u32,
+    /// Number of positions.
+    #[arg(long, default_value_t = 10)]
+    pub count: usize,
+    /// Seed of the generator: the same seed gives the same positions (for a given version).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also keep games that ended before `--plies` moves (by default they are redrawn).
+    #[arg(long)]
+    pub allow_finished: bool,
 }

@@ -2,8 +2,11 @@
 //! that knows about terminals and exit codes.
 
 mod args;
+mod gen_cmd;
 mod perft_cmd;
 mod show;
+mod solve_cmd;
+mod units;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -41,5 +44,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Show(args) => show::run(&args),
         Command::Perft(args) => perft_cmd::run(&args),
+        Command::Solve(args) => solve_cmd::run(&args),
+        Command::Gen(args) => gen_cmd::run(&args),
     }
 }

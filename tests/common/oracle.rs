@@ -198,8 +198,19 @@ fn negamax(board: &OracleBoard, mut alpha: i32, mut beta: i32, memo: &mut Memo) 
     beta = beta.min(upper);
     let (alpha_in, beta_in) = (alpha, beta);
     let mut best = -1;
-    for (b, c) in board.moves() {
-        best = best.max(-negamax(&board.play(b, c), -beta, -alpha, memo));
+    // Moves that win a local board first: alpha-beta then cuts sooner. The order changes
+    // only the speed, never the value.
+    let children: Vec<OracleBoard> = board
+        .moves()
+        .into_iter()
+        .map(|(b, c)| board.play(b, c))
+        .collect();
+    let mut order: Vec<usize> = (0..children.len()).collect();
+    let mover = if board.x_to_move { Mark::X } else { Mark::O };
+    let won_count = |child: &OracleBoard| child.boards.iter().filter(|&&m| m == mover).count();
+    order.sort_by_key(|&i| std::cmp::Reverse(won_count(&children[i])));
+    for i in order {
+        best = best.max(-negamax(&children[i], -beta, -alpha, memo));
         alpha = alpha.max(best);
         if alpha >= beta {
             break;

@@ -1,0 +1,236 @@
+//! Depth-first proof-number search (MID in φ/δ form) with the 1+ε trick and a work limit.
+//!
+//! The table is only a cache: each call keeps its children's numbers in its own frame, so a
+//! dropped or overwritten entry costs time, never progress or correctness.
+
+use super::numbers::{add, one_plus_epsilon, Numbers, INFINITY};
+use super::rules::static_numbers;
+use super::table::{Table, TableCounters};
+use super::table_key;
+use crate::game::{Player, Position};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// How often (in MID calls) the clock and the stop flag are read.
+const CHECK_INTERVAL: u64 = 4096;
+
+/// Why a search may stop before it solves its root.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits<'a> {
+    /// Raised from outside (Ctrl-C, another thread) to stop as soon as possible.
+    pub stop: &'a AtomicBool,
+    /// Wall-clock deadline.
+    pub deadline: Option<Instant>,
+}
+
+/// One child of a node held in the caller's frame.
+#[derive(Clone, Copy)]
+struct Child {
+    pos: Position,
+    key: u64,
+    /// The child's numbers for its own side to move.
+    numbers: Numbers,
+}
+
+/// A single-threaded DFPN searcher for one binary question, over a shared table.
+pub struct Dfpn<'a> {
+    table: &'a Table,
+    attacker: Player,
+    epsilon: f64,
+    limits: Limits<'a>,
+    /// MID calls so far.
+    nodes: u64,
+    /// `nodes` value at which the current job must return.
+    node_budget_end: u64,
+    next_check: u64,
+    stopped: bool,
+    counters: TableCounters,
+    /// One reusable child buffer per ply, so MID allocates nothing in steady state.
+    frames: Vec<Vec<Child>>,
+}
+
+impl<'a> Dfpn<'a> {
+    /// A searcher for "does `attacker` win?".
+    pub fn new(table: &'a Table, attacker: Player, epsilon: f64, limits: Limits<'a>) -> Dfpn<'a> {
+        Dfpn {
+            table,
+            attacker,
+            epsilon,
+            limits,
+            nodes: 0,
+            node_budget_end: u64::MAX,
+            next_check: CHECK_INTERVAL,
+            stopped: false,
+            counters: TableCounters::default(),
+            frames: Vec::new(),
+        }
+    }
+
+    /// MID calls made so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Table traffic so far.
+    pub fn counters(&self) -> TableCounters {
+        self.counters
+    }
+
+    /// Whether the stop flag or the deadline ended the last search.
+    pub fn was_stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// The key of `pos` for this searcher's question.
+    pub fn key(&self, pos: &Position) -> u64 {
+        table_key(pos, self.attacker)
+    }
+
+    /// The best knowledge of `pos` without searching: static rules, then the table, then the
+    /// unit numbers. The flag says whether the table or a rule knew it.
+    pub fn peek(&mut self, pos: &Position) -> (Numbers, bool) {
+        if let Some(numbers) = static_numbers(pos, self.attacker) {
+            return (numbers, true);
+        }
+        match self.table.lookup(self.key(pos), &mut self.counters) {
+            Some(found) => (found.numbers, true),
+            None => (Numbers::UNIT, false),
+        }
+    }
+
+    /// The work the table recorded for `pos` (0 if it is not there).
+    pub fn recorded_work(&mut self, pos: &Position) -> u64 {
+        let key = self.key(pos);
+        self.table
+            .lookup(key, &mut self.counters)
+            .map_or(0, |found| found.work)
+    }
+
+    /// Searches `root` until it is solved, `work_limit` more MID calls are spent, or a limit
+    /// stops it; returns the root's numbers.
+    pub fn search(&mut self, root: &Position, thresholds: Numbers, work_limit: u64) -> Numbers {
+        self.stopped = false;
+        self.node_budget_end = self.nodes.saturating_add(work_limit.max(1));
+        if let Some(numbers) = static_numbers(root, self.attacker) {
+            return numbers;
+        }
+        let key = self.key(root);
+        self.mid(root, key, thresholds, 0)
+    }
+
+    /// Searches `root` with no thresholds (to a solution) within `work_limit` MID calls.
+    pub fn solve(&mut self, root: &Position, work_limit: u64) -> Numbers {
+        self.search(
+            root,
+            Numbers {
+                phi: INFINITY,
+                delta: INFINITY,
+            },
+            work_limit,
+        )
+    }
+
+    fn out_of_work(&mut self) -> bool {
+        if self.stopped || self.nodes >= self.node_budget_end {
+            return true;
+        }
+        if self.nodes >= self.next_check {
+            self.next_check = self.nodes + CHECK_INTERVAL;
+            let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
+            if late || self.limits.stop.load(Ordering::Relaxed) {
+                self.stopped = true;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// MID: expands `pos` until its numbers reach a threshold (or work runs out), keeping the
+    /// children's numbers in this frame; stores and returns the node's numbers.
+    fn mid(&mut self, pos: &Position, key: u64, thresholds: Numbers, ply: usize) -> Numbers {
+        let start_nodes = self.nodes;
+        self.nodes += 1;
+        if self.frames.len() <= ply {
+            self.frames.resize_with(ply + 1, Vec::new);
+        }
+        let mut children = std::mem::take(&mut self.frames[ply]);
+        children.clear();
+        for mv in pos.legal_moves() {
+            let child = pos.play(mv);
+            let (numbers, _) = self.peek(&child);
+            children.push(Child {
+                pos: child,
+                key: self.key(&child),
+                numbers,
+            });
+        }
+
+        let mut numbers;
+        loop {
+            let (best, delta2, others) = select(&children);
+            numbers = Numbers {
+                phi: children[best].numbers.delta,
+                delta: add(others, children[best].numbers.phi),
+            };
+            if numbers.phi >= thresholds.phi
+                || numbers.delta >= thresholds.delta
+                || self.out_of_work()
+            {
+                break;
+            }
+            let child_thresholds = Numbers {
+                phi: if thresholds.delta == INFINITY {
+                    INFINITY
+                } else {
+                    thresholds.delta - others
+                },
+                delta: thresholds.phi.min(one_plus_epsilon(delta2, self.epsilon)),
+            };
+            let Child {
+                pos: child,
+                key: child_key,
+                ..
+            } = children[best];
+            children[best].numbers = self.mid(&child, child_key, child_thresholds, ply + 1);
+        }
+        self.table
+            .store(key, numbers, self.nodes - start_nodes, &mut self.counters);
+        self.frames[ply] = children;
+        numbers
+    }
+}
+
+/// The child to search next (smallest δ, first on ties), the second smallest δ, and the sum
+/// of the other children's φ.
+fn select(children: &[Child]) -> (usize, u32, u32) {
+    let mut best = 0;
+    let mut delta1 = INFINITY;
+    let mut delta2 = INFINITY;
+    let mut phi_sum = 0;
+    for (i, child) in children.iter().enumerate() {
+        let n = child.numbers;
+        if n.delta < delta1 {
+            delta2 = delta1;
+            delta1 = n.delta;
+            best = i;
+        } else if n.delta < delta2 {
+            delta2 = n.delta;
+        }
+        phi_sum = add(phi_sum, n.phi);
+    }
+    let others = sub_child(phi_sum, children[best].numbers.phi, children, best);
+    (best, delta2, others)
+}
+
+/// The sum of φ over all children but `skip`; recomputed when the total saturated, because a
+/// saturated sum cannot be un-added.
+fn sub_child(total: u32, skip_phi: u32, children: &[Child], skip: usize) -> u32 {
+    if total < super::numbers::MAX_FINITE && skip_phi != INFINITY {
+        return total - skip_phi;
+    }
+    children
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != skip)
+        .fold(0, |acc, (_, c)| add(acc, c.numbers.phi))
+}

@@ -1,0 +1,27 @@
+//! The solvers: proof numbers, static rules, the transposition table, DFPN, and the
+//! three-valued driver. Knows the game core, nothing of the command line; no global state.
+
+pub mod dfpn;
+pub mod numbers;
+pub mod rules;
+pub mod solve;
+pub mod table;
+
+pub use numbers::Numbers;
+pub use solve::{solve, Engine, SearchReport, SolveOptions, SolveReport, SolveValue};
+pub use table::{Table, TableCounters};
+
+use crate::game::tables::splitmix64;
+use crate::game::{Player, Position};
+
+/// Mixed into the key of every entry that answers "does O win?", so both questions share one
+/// table without mixing up their answers.
+const ATTACKER_O_KEY: u64 = splitmix64(0x6174_7461_636b_6572).0; // "attacker"
+
+/// The table key of `pos` for the question "does `attacker` win?".
+pub fn table_key(pos: &Position, attacker: Player) -> u64 {
+    match attacker {
+        Player::X => pos.hash(),
+        Player::O => pos.hash() ^ ATTACKER_O_KEY,
+    }
+}

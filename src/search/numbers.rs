@@ -1,0 +1,125 @@
+//! Proof and disproof numbers in φ/δ form, with saturating arithmetic.
+//!
+//! φ is the cost of proving that the side to move reaches its goal, δ the cost of disproving
+//! it. A proved node is (0, ∞), a disproved one (∞, 0). Every sum saturates at
+//! [`MAX_FINITE`], so an unsolved node never reads as solved, and ∞ stays far above any
+//! number a search can build (searches stop long before 2³² expansions of one subtree).
+
+use serde::{Deserialize, Serialize};
+
+/// The proof number of a solved-against node.
+pub const INFINITY: u32 = u32::MAX;
+/// The largest finite proof number: sums saturate here rather than reach ∞.
+pub const MAX_FINITE: u32 = u32::MAX - 1;
+
+/// A node's proof and disproof numbers (φ, δ) for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Numbers {
+    /// The cost of proving the side to move reaches its goal.
+    pub phi: u32,
+    /// The cost of disproving it.
+    pub delta: u32,
+}
+
+impl Numbers {
+    /// The side to move reaches its goal.
+    pub const PROVED: Numbers = Numbers {
+        phi: 0,
+        delta: INFINITY,
+    };
+    /// The side to move cannot reach its goal.
+    pub const DISPROVED: Numbers = Numbers {
+        phi: INFINITY,
+        delta: 0,
+    };
+    /// A leaf nothing is known about.
+    pub const UNIT: Numbers = Numbers { phi: 1, delta: 1 };
+
+    /// Whether the node is proved or disproved.
+    pub fn is_solved(self) -> bool {
+        self.phi == 0 || self.delta == 0
+    }
+
+    /// The numbers as seen from the parent (the side to move changes: φ and δ swap).
+    pub fn flipped(self) -> Numbers {
+        Numbers {
+            phi: self.delta,
+            delta: self.phi,
+        }
+    }
+
+    /// Packs into one word (φ low, δ high) for the table.
+    pub fn pack(self) -> u64 {
+        u64::from(self.phi) | u64::from(self.delta) << 32
+    }
+
+    /// The inverse of [`Numbers::pack`].
+    pub fn unpack(word: u64) -> Numbers {
+        Numbers {
+            phi: word as u32,
+            delta: (word >> 32) as u32,
+        }
+    }
+}
+
+/// `a + b`, saturating at [`MAX_FINITE`] unless either is ∞.
+pub fn add(a: u32, b: u32) -> u32 {
+    if a == INFINITY || b == INFINITY {
+        INFINITY
+    } else {
+        a.saturating_add(b).min(MAX_FINITE)
+    }
+}
+
+/// The threshold just above `delta2` by the 1+ε trick: `ceil(delta2 · (1 + ε))`, at least
+/// `delta2 + 1`, saturating at [`MAX_FINITE`] (∞ stays ∞).
+pub fn one_plus_epsilon(delta2: u32, epsilon: f64) -> u32 {
+    if delta2 >= MAX_FINITE {
+        return delta2;
+    }
+    let grown = (f64::from(delta2) * (1.0 + epsilon)).ceil();
+    let grown = if grown >= f64::from(MAX_FINITE) {
+        MAX_FINITE
+    } else {
+        grown as u32
+    };
+    grown.max(delta2 + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_saturate_below_infinity_and_infinity_absorbs() {
+        assert_eq!(add(MAX_FINITE, 1), MAX_FINITE);
+        assert_eq!(add(MAX_FINITE, MAX_FINITE), MAX_FINITE);
+        assert_eq!(add(MAX_FINITE - 5, 3), MAX_FINITE - 2);
+        assert_eq!(add(INFINITY, 0), INFINITY);
+        assert_eq!(add(0, INFINITY), INFINITY);
+        assert_eq!(add(2, 3), 5);
+    }
+
+    #[test]
+    fn epsilon_threshold_grows_and_never_overflows() {
+        assert_eq!(one_plus_epsilon(1, 0.25), 2);
+        assert_eq!(one_plus_epsilon(8, 0.25), 10);
+        assert_eq!(one_plus_epsilon(0, 0.25), 1);
+        assert_eq!(one_plus_epsilon(MAX_FINITE - 1, 0.25), MAX_FINITE);
+        assert_eq!(one_plus_epsilon(MAX_FINITE, 0.25), MAX_FINITE);
+        assert_eq!(one_plus_epsilon(INFINITY, 0.25), INFINITY);
+    }
+
+    #[test]
+    fn pack_round_trips() {
+        for n in [
+            Numbers::PROVED,
+            Numbers::DISPROVED,
+            Numbers::UNIT,
+            Numbers { phi: 12, delta: 99 },
+        ] {
+            assert_eq!(Numbers::unpack(n.pack()), n);
+            assert_eq!(n.flipped().flipped(), n);
+        }
+    }
+}

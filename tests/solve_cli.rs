@@ -1,0 +1,142 @@
+//! `uttt solve` as users run it: JSON keys, limits, table files and their refusal.
+use serde_json::Value;
+use std::process::Command;
+
+/// A position 36 plies into a seeded random game: X wins, in about 0.5 s and 190,000 nodes.
+const MEDIUM: &str = "X;......@O.;O...XX.X./.....O.XX/XOOXX..../O.....O.O/OXO....OX/.OO....X./....O.XX./..XX..OOO/..X.XXO.O";
+
+fn uttt(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_uttt"))
+        .args(args)
+        .output()
+        .expect("uttt runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn solve_json(args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["solve", "--json"];
+    all.extend_from_slice(args);
+    let (code, stdout, stderr) = uttt(&all);
+    let json = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout} {stderr}"));
+    (code, json)
+}
+
+#[test]
+fn json_has_the_documented_keys() {
+    let (code, json) = solve_json(&[MEDIUM, "--table-mem", "64M"]);
+    assert_eq!(code, 0);
+    for key in [
+        "position",
+        "to_move",
+        "result",
+        "value",
+        "best_move",
+        "pv",
+        "engine",
+        "threads",
+        "time_ms",
+        "nodes",
+        "nps",
+        "searches",
+        "table",
+    ] {
+        assert!(json.get(key).is_some(), "missing {key}: {json}");
+    }
+    for key in [
+        "bytes",
+        "entries",
+        "lookups",
+        "hits",
+        "stores",
+        "replacements",
+    ] {
+        assert!(json["table"].get(key).is_some(), "missing table.{key}");
+    }
+    let search = &json["searches"][0];
+    for key in [
+        "attacker",
+        "outcome",
+        "time_ms",
+        "nodes",
+        "root_phi",
+        "root_delta",
+    ] {
+        assert!(search.get(key).is_some(), "missing searches[0].{key}");
+    }
+    assert_eq!(json["result"], "X");
+    assert_eq!(json["value"], "win");
+}
+
+#[test]
+fn a_time_limit_gives_unknown_not_a_guess() {
+    let (code, json) = solve_json(&["ee ea ae", "--time-limit", "300ms", "--table-mem", "64M"]);
+    assert_eq!(code, 1);
+    assert_eq!(json["result"], "unknown");
+    assert_eq!(json["value"], "unknown");
+    assert!(json["best_move"].is_null());
+    assert_eq!(json["searches"][0]["outcome"], "unknown");
+    assert!(json["searches"][0]["root_phi"].as_u64().unwrap() > 0);
+    let (code, json) = solve_json(&["ee ea ae", "--node-limit", "1000", "--table-mem", "64M"]);
+    assert_eq!(code, 1);
+    assert_eq!(json["result"], "unknown");
+    assert!(json["nodes"].as_u64().unwrap() <= 1001);
+}
+
+#[test]
+fn a_table_file_resumes_with_fewer_nodes_and_bad_files_are_refused() {
+    let dir = std::env::temp_dir().join(format!("uttt-table-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("t.tt");
+    let path = file.to_str().unwrap();
+    let (_, first) = solve_json(&[MEDIUM, "--table-file", path, "--table-mem", "16M"]);
+    let (_, second) = solve_json(&[MEDIUM, "--table-file", path, "--table-mem", "16M"]);
+    assert_eq!(first["result"], second["result"]);
+    let (n1, n2) = (
+        first["nodes"].as_u64().unwrap(),
+        second["nodes"].as_u64().unwrap(),
+    );
+    assert!(
+        n2 < n1 / 10,
+        "resumed solve took {n2} nodes, the first {n1}"
+    );
+
+    // Truncated: refused with exit 2 and a reason.
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+    let (code, _, stderr) = uttt(&["solve", MEDIUM, "--table-file", path]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("truncated"), "{stderr}");
+    // Foreign: refused too, and left untouched.
+    let foreign = dir.join("foreign.tt");
+    std::fs::write(&foreign, vec![7u8; 10_000]).unwrap();
+    let (code, _, stderr) = uttt(&["solve", MEDIUM, "--table-file", foreign.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("not a uttt table file"), "{stderr}");
+    assert_eq!(std::fs::read(&foreign).unwrap(), vec![7u8; 10_000]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn finished_and_immediately_won_positions_are_answered_at_once() {
+    let won = "O;XXX......;XXX....../XXX....../XXX....../OO......./OO......./OO......./.O......./.O......./.........";
+    let (code, json) = solve_json(&[won]);
+    assert_eq!(code, 0);
+    assert_eq!(json["result"], "X");
+    assert_eq!(json["value"], "loss");
+    assert_eq!(
+        json["table"]["bytes"], 65536,
+        "no big table for a finished game"
+    );
+}
+
+#[test]
+fn attacker_runs_a_single_search() {
+    let (code, json) = solve_json(&[MEDIUM, "--attacker", "O", "--table-mem", "64M"]);
+    assert_eq!(code, 0);
+    assert_eq!(json["searches"].as_array().unwrap().len(), 1);
+    assert_eq!(json["result"], "not O");
+}

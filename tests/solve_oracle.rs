@@ -1,0 +1,100 @@
+//! The DFPN solver against independent values: the shared reference file and the oracle on
+//! seeded random playouts; with a normal table and with a tiny one that forces replacement.
+mod common;
+use std::sync::atomic::AtomicBool;
+use uttt::game::{format_position, parse_position, Position, Rng};
+use uttt::search::{solve, Engine, SolveOptions, SolveValue, Table};
+
+/// The value of `notation` in the reference-file form (`X`, `O`, `draw`) by the solver.
+/// With `check_move`, the best move is also checked with the oracle.
+fn solver_value(notation: &str, engine: Engine, table_bytes: u64, check_move: bool) -> String {
+    let pos = parse_position(notation).unwrap();
+    let table = Table::new(table_bytes).unwrap();
+    let options = SolveOptions {
+        engine,
+        ..SolveOptions::default()
+    };
+    let report = solve(&pos, &options, &table, &AtomicBool::new(false));
+    assert_ne!(report.value, SolveValue::Unknown, "{notation}");
+    if check_move {
+        check_best_move(&pos, &report.best_move, &report.result);
+    }
+    report.result
+}
+
+/// The best move must be legal, and after it the position must keep the claimed value
+/// (checked by the oracle, which is independent of the solver).
+fn check_best_move(pos: &Position, best: &Option<String>, result: &str) {
+    if pos.is_over() {
+        assert!(best.is_none());
+        return;
+    }
+    let best = best.as_deref().expect("a best move");
+    let after = uttt::game::play_move_list(pos, best).expect("a legal best move");
+    let side = pos.side_to_move();
+    let keeps = common::oracle::oracle_value(&format_position(&after));
+    match result {
+        "draw" => assert_eq!(keeps, "draw", "{pos} {best}"),
+        r if r == side.letter().to_string() => assert_eq!(keeps, r, "{pos} {best}"),
+        _ => {} // every move of a lost position loses
+    }
+}
+
+/// Positions from seeded random playouts of 50–60 plies that are still in play.
+pub fn playout_positions(count: usize, seed: u64) -> Vec<String> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let plies = 50 + rng.below(11);
+        let moves = rng.playout(&Position::start(), plies);
+        let p = moves.iter().fold(Position::start(), |p, &m| p.play(m));
+        if !p.is_over() {
+            out.push(format_position(&p));
+        }
+    }
+    out
+}
+
+#[test]
+fn dfpn_matches_reference_values() {
+    let rows = common::data_rows("late-positions.tsv");
+    common::parallel_rows(&rows, |row| {
+        assert_eq!(
+            solver_value(&row[0], Engine::Dfpn, 16 << 20, false),
+            row[1],
+            "{}",
+            row[0]
+        );
+    });
+}
+
+#[test]
+fn dfpn_matches_reference_values_with_a_tiny_table() {
+    let rows = common::data_rows("late-positions.tsv");
+    common::parallel_rows(&rows, |row| {
+        assert_eq!(
+            solver_value(&row[0], Engine::Dfpn, 64 << 10, false),
+            row[1],
+            "{}",
+            row[0]
+        );
+    });
+}
+
+#[test]
+fn dfpn_matches_the_oracle_on_random_playouts() {
+    let positions = playout_positions(200, 2026);
+    common::parallel_rows(&positions, |p| {
+        let expected = common::oracle::oracle_value(p);
+        assert_eq!(
+            solver_value(p, Engine::Dfpn, 16 << 20, true),
+            expected,
+            "{p}"
+        );
+        assert_eq!(
+            solver_value(p, Engine::Dfpn, 64 << 10, false),
+            expected,
+            "tiny table: {p}"
+        );
+    });
+}
