@@ -2,20 +2,46 @@
 //! generator against published figures.
 
 use super::moves::Move;
-use super::position::Position;
+use super::position::{Player, Position};
+use super::tables::{cells_of_boards, has_line, FULL_MASK};
 use rayon::prelude::*;
 
 /// Number of leaves at exactly `depth` plies below `pos` (a finished game has no moves, so it
-/// counts only at depth 0). The last ply is counted in bulk from the size of the move set.
+/// counts only at depth 0). The last ply is counted in bulk: at depth 2 each move's reply
+/// count comes from [`replies_after`] without building the child position.
 pub fn perft(pos: &Position, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => pos.legal_moves().len() as u64,
+        2 => pos.legal_moves().map(|mv| replies_after(pos, mv)).sum(),
         _ => pos
             .legal_moves()
             .map(|mv| perft(&pos.play(mv), depth - 1))
             .sum(),
     }
+}
+
+/// The number of legal replies after `mv`: `pos.play(mv).legal_moves().len()`, computed from
+/// the masks alone (no hash update, no copy) because perft spends most of its time here.
+fn replies_after(pos: &Position, mv: Move) -> u64 {
+    let me = pos.side_to_move();
+    let (board, cell) = (mv.board(), mv.cell());
+    let won_board = has_line(pos.local_cells(me, board) | 1 << cell);
+    if won_board && has_line(pos.won_boards(me) | 1 << board) {
+        return 0;
+    }
+    let full_board = (pos.local_occupied(board) | 1 << cell) == FULL_MASK;
+    let closed = pos.closed_boards() | u16::from(won_board || full_board) << board;
+    if closed == FULL_MASK {
+        return 0;
+    }
+    let empty = !(pos.cells(Player::X) | pos.cells(Player::O) | 1u128 << mv.square());
+    let allowed = if closed & (1 << cell) == 0 {
+        (FULL_MASK as u128) << (9 * cell)
+    } else {
+        cells_of_boards(!closed)
+    };
+    u64::from((empty & allowed).count_ones())
 }
 
 /// The leaf count below each root move at `depth` (which must be at least 1), computed in
