@@ -27,7 +27,7 @@ pub enum Command {
     Perft(PerftArgs),
     /// Solve a position: X wins, O wins or draw, with a best move and proof statistics.
     #[command(
-        after_help = "Examples:\n  uttt solve \"X;...;...\" --time-limit 1m\n  uttt solve \"ee ea ae\" --moves \"eb be\" --engine dfpn --table-mem 2G --json\n  uttt solve start --moves \"ee ea\" --attacker X --table-file run.tt"
+        after_help = "Examples:\n  uttt solve \"X;...;...\" --time-limit 1m\n  uttt solve \"ee ea ae\" --moves \"eb be\" --engine dfpn --table-mem 2G --json\n  uttt solve start --moves \"ee ea\" --attacker X --table-file run.tt\n  uttt solve --file positions/demo.txt --json"
     )]
     Solve(SolveArgs),
     /// Print positions from seeded random playouts (for benchmarks and tests).
@@ -109,9 +109,23 @@ pub enum PlayerArg {
 /// Options of `uttt solve`.
 #[derive(Args, Debug)]
 pub struct SolveArgs {
-    /// The position to solve.
-    #[command(flatten)]
-    pub position: PositionArgs,
+    /// The position: `start`, the notation, or a move list from the start.
+    #[arg(required_unless_present = "file", conflicts_with = "file")]
+    pub position: Option<String>,
+    /// Moves to play on top of the position (spaces or commas between moves).
+    #[arg(long, value_name = "LIST", conflicts_with = "file")]
+    pub moves: Option<String>,
+    /// Solve every position of a file (`-` for stdin): one per line, optionally followed by
+    /// the expected value (`X`, `O` or `draw`); blank lines and `#` comments are skipped.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Positions solved at once in a batch (default: the available parallelism). They share
+    /// one table.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub jobs: Option<u32>,
+    /// No progress display (it is shown only when stderr is a terminal anyway).
+    #[arg(long, short)]
+    pub quiet: bool,
     /// The search engine.
     #[arg(long, value_enum, default_value = "dfpn")]
     pub engine: EngineArg,

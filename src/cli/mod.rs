@@ -2,7 +2,9 @@
 //! that knows about terminals and exit codes.
 
 mod args;
+mod batch;
 mod gen_cmd;
+mod interrupt;
 mod perft_cmd;
 mod show;
 mod solve_cmd;

@@ -1,32 +1,92 @@
 //! `uttt solve`: one position, a summary or one JSON object.
 
-use super::args::{EngineArg, PlayerArg, SolveArgs};
-use super::{EXIT_INCOMPLETE, EXIT_OK};
+use super::args::{EngineArg, PlayerArg, PositionArgs, SolveArgs};
+use super::{interrupt, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK};
 use crate::game::{Player, Position};
 use crate::search::solve::settled_without_search;
-use crate::search::{solve, Engine, SolveOptions, SolveReport, SolveValue, Table};
-use std::sync::atomic::AtomicBool;
+use crate::search::{
+    solve_watched, Engine, LiveStats, SolveOptions, SolveReport, SolveValue, Table,
+};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
-/// Runs `uttt solve` on a single position.
+/// Runs `uttt solve`: a single position, or a batch with `--file`.
 pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
-    let pos = args.position.resolve()?;
+    if let Some(path) = &args.file {
+        return super::batch::run(args, path);
+    }
+    let position = PositionArgs {
+        position: args.position.clone().unwrap_or_default(),
+        moves: args.moves.clone(),
+    };
+    let pos = position.resolve()?;
     let options = solve_options(args)?;
-    let mut table = open_table(args, &pos)?;
-    let stop = AtomicBool::new(false);
-    let report = solve(&pos, &options, &table, &stop);
+    let mut table = open_table(args, Some(&pos))?;
+    let stop = interrupt::stop_flag();
+    let live = LiveStats::default();
+    let done = AtomicBool::new(false);
+    let report = std::thread::scope(|scope| {
+        if show_progress(args.quiet) {
+            scope.spawn(|| watch(&live, &done, &table));
+        }
+        let report = solve_watched(&pos, &options, &table, stop, Some(&live));
+        done.store(true, Ordering::Relaxed);
+        report
+    });
     table.flush(true)?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         print_summary(&report);
     }
-    Ok(
-        if report.value == SolveValue::Unknown && !report.result.starts_with("not ") {
-            EXIT_INCOMPLETE
+    Ok(if interrupt::interrupted() {
+        EXIT_INTERRUPTED
+    } else if report.value == SolveValue::Unknown && !report.result.starts_with("not ") {
+        EXIT_INCOMPLETE
+    } else {
+        EXIT_OK
+    })
+}
+
+/// Whether to draw progress: only on a terminal, and not with `--quiet`.
+pub fn show_progress(quiet: bool) -> bool {
+    !quiet && std::io::stderr().is_terminal()
+}
+
+/// Redraws a live line (elapsed, nodes, nodes/s, root φ/δ, table fill) four times a second
+/// until `done`.
+fn watch(live: &LiveStats, done: &AtomicBool, table: &Table) {
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}  {prefix}") {
+        bar.set_style(style);
+    }
+    let start = Instant::now();
+    let mut ticks = 0u64;
+    while !done.load(Ordering::Relaxed) {
+        let nodes = live.nodes.load(Ordering::Relaxed);
+        let seconds = start.elapsed().as_secs_f64();
+        // The fill estimate reads thousands of buckets: refresh it every few seconds only.
+        let fill = if ticks % 16 == 0 {
+            Some(table.fill())
         } else {
-            EXIT_OK
-        },
-    )
+            None
+        };
+        if let Some(fill) = fill {
+            bar.set_prefix(format!("table {:.1}%", 100.0 * fill));
+        }
+        bar.set_message(format!(
+            "{seconds:.1} s  {nodes} nodes  {:.0} nodes/s  root φ={} δ={}",
+            nodes as f64 / seconds.max(1e-9),
+            live.root_phi.load(Ordering::Relaxed),
+            live.root_delta.load(Ordering::Relaxed),
+        ));
+        bar.tick();
+        ticks += 1;
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    bar.finish_and_clear();
 }
 
 /// The search options the arguments ask for.
@@ -49,11 +109,12 @@ pub fn solve_options(args: &SolveArgs) -> anyhow::Result<SolveOptions> {
     })
 }
 
-/// The table the arguments ask for; the smallest one when `pos` needs no search.
-pub fn open_table(args: &SolveArgs, pos: &Position) -> anyhow::Result<Table> {
+/// The table the arguments ask for; the smallest one when a single `pos` needs no search.
+pub fn open_table(args: &SolveArgs, pos: Option<&Position>) -> anyhow::Result<Table> {
+    let settled = pos.is_some_and(|p| settled_without_search(p).is_some());
     match &args.table_file {
         Some(path) => Table::open_file(path, args.table_mem),
-        None if settled_without_search(pos).is_some() => Table::new(0),
+        None if settled => Table::new(0),
         None => Table::new(args.table_mem),
     }
 }

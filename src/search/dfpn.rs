@@ -8,19 +8,32 @@ use super::rules::static_numbers;
 use super::table::{Table, TableCounters};
 use super::table_key;
 use crate::game::{Player, Position};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// How often (in MID calls) the clock and the stop flag are read.
 const CHECK_INTERVAL: u64 = 4096;
 
-/// Why a search may stop before it solves its root.
+/// Why a search may stop before it solves its root, and where it reports progress.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits<'a> {
     /// Raised from outside (Ctrl-C, another thread) to stop as soon as possible.
     pub stop: &'a AtomicBool,
     /// Wall-clock deadline.
     pub deadline: Option<Instant>,
+    /// Where to publish progress for a live display, if anyone watches.
+    pub live: Option<&'a LiveStats>,
+}
+
+/// Progress figures a search publishes for a live display (updated every few thousand nodes).
+#[derive(Debug, Default)]
+pub struct LiveStats {
+    /// Nodes searched so far, over all searches of the solve.
+    pub nodes: AtomicU64,
+    /// The current root φ.
+    pub root_phi: AtomicU32,
+    /// The current root δ.
+    pub root_delta: AtomicU32,
 }
 
 /// One child of a node held in the caller's frame.
@@ -135,6 +148,12 @@ impl<'a> Dfpn<'a> {
             return true;
         }
         if self.nodes >= self.next_check {
+            if let Some(live) = self.limits.live {
+                live.nodes.fetch_add(
+                    self.nodes + CHECK_INTERVAL - self.next_check,
+                    Ordering::Relaxed,
+                );
+            }
             self.next_check = self.nodes + CHECK_INTERVAL;
             let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
             if late || self.limits.stop.load(Ordering::Relaxed) {

@@ -7,8 +7,11 @@ pub mod rules;
 pub mod solve;
 pub mod table;
 
+pub use dfpn::LiveStats;
 pub use numbers::Numbers;
-pub use solve::{solve, Engine, SearchReport, SolveOptions, SolveReport, SolveValue};
+pub use solve::{
+    solve, solve_watched, Engine, SearchReport, SolveOptions, SolveReport, SolveValue,
+};
 pub use table::{Table, TableCounters};
 
 use crate::game::tables::splitmix64;

@@ -1,7 +1,7 @@
 //! The three-valued driver: answers X wins / O wins / draw with at most two binary searches
 //! over one table, then finds a best move and a principal variation from the table.
 
-use super::dfpn::{Dfpn, Limits};
+use super::dfpn::{Dfpn, Limits, LiveStats};
 use super::numbers::Numbers;
 use super::rules::immediate_win;
 use super::table::{Table, TableCounters};
@@ -171,10 +171,22 @@ pub fn solve(
     table: &Table,
     stop: &AtomicBool,
 ) -> SolveReport {
+    solve_watched(pos, options, table, stop, None)
+}
+
+/// [`solve`], publishing progress to `live` for a display.
+pub fn solve_watched(
+    pos: &Position,
+    options: &SolveOptions,
+    table: &Table,
+    stop: &AtomicBool,
+    live: Option<&LiveStats>,
+) -> SolveReport {
     let start = Instant::now();
     let limits = Limits {
         stop,
         deadline: options.time_limit.map(|t| start + t),
+        live,
     };
     let side = pos.side_to_move();
     let mut report = SolveReport {
