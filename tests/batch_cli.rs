@@ -96,6 +96,14 @@ fn a_bad_line_is_reported_and_the_rest_still_solved_from_stdin() {
 }
 
 #[test]
+fn a_drawn_board_mark_is_not_a_comment() {
+    let input = "X;XX..#OXO.;O..XXX.O./.XO.X.XX./OOX.OXOX./XO.OOXO.X/XOOOXXOXO/.OOOO.O.O/.XXXX.XO./OOXXOXOXO/OXXXO..X. X  # trailing comment\n";
+    let (code, lines) = batch(&["--file", "-"], input);
+    assert_eq!(code, 0, "{lines:?}");
+    assert_eq!(lines[0]["matches"], true);
+}
+
+#[test]
 fn parallel_jobs_give_the_same_values_as_sequential() {
     let values = |jobs: &str| -> Vec<(Value, Value)> {
         let (_, lines) = batch(&["--file", &data("demo.txt"), "--jobs", jobs], "");

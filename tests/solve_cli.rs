@@ -80,10 +80,26 @@ fn a_time_limit_gives_unknown_not_a_guess() {
     assert!(json["best_move"].is_null());
     assert_eq!(json["searches"][0]["outcome"], "unknown");
     assert!(json["searches"][0]["root_phi"].as_u64().unwrap() > 0);
-    let (code, json) = solve_json(&["ee ea ae", "--node-limit", "1000", "--table-mem", "64M"]);
-    assert_eq!(code, 1);
-    assert_eq!(json["result"], "unknown");
-    assert!(json["nodes"].as_u64().unwrap() <= 1001);
+    for engine in ["dfpn", "pn-dfpn"] {
+        let args = [
+            "ee ea ae",
+            "--node-limit",
+            "1000",
+            "--table-mem",
+            "64M",
+            "--engine",
+            engine,
+        ];
+        let (code, json) = solve_json(&args);
+        assert_eq!(code, 1);
+        assert_eq!(json["result"], "unknown");
+        // Each job may finish the MID call it is in when its share runs out.
+        assert!(
+            json["nodes"].as_u64().unwrap() <= 1000 + 64,
+            "{engine}: {}",
+            json["nodes"]
+        );
+    }
 }
 
 #[test]
@@ -139,4 +155,63 @@ fn attacker_runs_a_single_search() {
     assert_eq!(code, 0);
     assert_eq!(json["searches"].as_array().unwrap().len(), 1);
     assert_eq!(json["result"], "not O");
+}
+
+#[test]
+fn pn_dfpn_gives_the_same_answer_with_one_and_two_threads_over_many_jobs() {
+    let small_jobs = [
+        "--job-work",
+        "2000",
+        "--split-threshold",
+        "2000",
+        "--table-mem",
+        "64M",
+    ];
+    let mut answers = Vec::new();
+    for threads in ["1", "2"] {
+        let mut args = vec![MEDIUM, "--engine", "pn-dfpn", "--threads", threads];
+        args.extend_from_slice(&small_jobs);
+        let (code, json) = solve_json(&args);
+        assert_eq!(code, 0);
+        assert!(
+            json["tree"]["jobs"].as_u64().unwrap() > 20,
+            "{}",
+            json["tree"]
+        );
+        assert!(json["tree"]["expansions"].as_u64().unwrap() > 0);
+        answers.push((json["result"].clone(), json["value"].clone()));
+    }
+    assert_eq!(answers[0], answers[1]);
+    assert_eq!(answers[0].0, "X");
+}
+
+#[test]
+fn pn_dfpn_stops_promptly_on_a_time_limit_with_jobs_in_flight() {
+    let started = std::time::Instant::now();
+    let (code, json) = solve_json(&[
+        "ee ea ae",
+        "--threads",
+        "2",
+        "--time-limit",
+        "1s",
+        "--table-mem",
+        "64M",
+    ]);
+    let elapsed = started.elapsed();
+    assert_eq!(code, 1);
+    assert_eq!(json["result"], "unknown");
+    assert!(
+        elapsed < std::time::Duration::from_millis(2000),
+        "took {elapsed:?}"
+    );
+    let tree = &json["tree"];
+    assert!(tree["jobs"].as_u64().unwrap() > 0);
+    let mean = tree["mean_job_work"].as_f64().unwrap();
+    let jobs = tree["jobs"].as_u64().unwrap() as f64;
+    let nodes = json["nodes"].as_u64().unwrap() as f64;
+    assert!(
+        (mean * jobs - nodes).abs() <= nodes * 0.01 + 1.0,
+        "nodes {nodes} vs jobs×mean {}",
+        mean * jobs
+    );
 }

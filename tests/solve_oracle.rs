@@ -1,21 +1,42 @@
-//! The DFPN solver against independent values: the shared reference file and the oracle on
-//! seeded random playouts; with a normal table and with a tiny one that forces replacement.
+//! Every engine and thread count against independent values: the shared reference file and
+//! the oracle on seeded random playouts; with a normal table and with a tiny one that forces
+//! replacement.
 mod common;
 use std::sync::atomic::AtomicBool;
 use uttt::game::{format_position, parse_position, Position, Rng};
 use uttt::search::{solve, Engine, SolveOptions, SolveValue, Table};
 
+/// The engines under test: DFPN, and PN-DFPN with 1, 2 and 4 workers and small jobs and
+/// split threshold, so that even these quick positions grow a root tree.
+fn engines() -> Vec<SolveOptions> {
+    let mut all = vec![SolveOptions {
+        engine: Engine::Dfpn,
+        ..SolveOptions::default()
+    }];
+    for threads in [1, 2, 4] {
+        all.push(SolveOptions {
+            engine: Engine::PnDfpn,
+            threads,
+            job_work: 300,
+            split_threshold: 200,
+            ..SolveOptions::default()
+        });
+    }
+    all
+}
+
 /// The value of `notation` in the reference-file form (`X`, `O`, `draw`) by the solver.
 /// With `check_move`, the best move is also checked with the oracle.
-fn solver_value(notation: &str, engine: Engine, table_bytes: u64, check_move: bool) -> String {
+fn solver_value(
+    notation: &str,
+    options: &SolveOptions,
+    table_bytes: u64,
+    check_move: bool,
+) -> String {
     let pos = parse_position(notation).unwrap();
     let table = Table::new(table_bytes).unwrap();
-    let options = SolveOptions {
-        engine,
-        ..SolveOptions::default()
-    };
-    let report = solve(&pos, &options, &table, &AtomicBool::new(false));
-    assert_ne!(report.value, SolveValue::Unknown, "{notation}");
+    let report = solve(&pos, options, &table, &AtomicBool::new(false));
+    assert_ne!(report.value, SolveValue::Unknown, "{notation} {options:?}");
     if check_move {
         check_best_move(&pos, &report.best_move, &report.result);
     }
@@ -56,45 +77,48 @@ pub fn playout_positions(count: usize, seed: u64) -> Vec<String> {
 }
 
 #[test]
-fn dfpn_matches_reference_values() {
+fn every_engine_matches_reference_values() {
     let rows = common::data_rows("late-positions.tsv");
+    let engines = engines();
     common::parallel_rows(&rows, |row| {
-        assert_eq!(
-            solver_value(&row[0], Engine::Dfpn, 16 << 20, false),
-            row[1],
-            "{}",
-            row[0]
-        );
+        for options in &engines {
+            let got = solver_value(&row[0], options, 16 << 20, false);
+            assert_eq!(got, row[1], "{} {options:?}", row[0]);
+        }
     });
 }
 
 #[test]
-fn dfpn_matches_reference_values_with_a_tiny_table() {
+fn every_engine_matches_reference_values_with_a_tiny_table() {
     let rows = common::data_rows("late-positions.tsv");
+    let engines = engines();
     common::parallel_rows(&rows, |row| {
-        assert_eq!(
-            solver_value(&row[0], Engine::Dfpn, 64 << 10, false),
-            row[1],
-            "{}",
-            row[0]
-        );
+        for options in &engines {
+            let got = solver_value(&row[0], options, 64 << 10, false);
+            assert_eq!(got, row[1], "tiny table: {} {options:?}", row[0]);
+        }
     });
 }
 
 #[test]
-fn dfpn_matches_the_oracle_on_random_playouts() {
+fn every_engine_matches_the_oracle_on_random_playouts() {
     let positions = playout_positions(200, 2026);
+    let engines = engines();
     common::parallel_rows(&positions, |p| {
         let expected = common::oracle::oracle_value(p);
-        assert_eq!(
-            solver_value(p, Engine::Dfpn, 16 << 20, true),
-            expected,
-            "{p}"
-        );
-        assert_eq!(
-            solver_value(p, Engine::Dfpn, 64 << 10, false),
-            expected,
-            "tiny table: {p}"
-        );
+        for (i, options) in engines.iter().enumerate() {
+            // The best move is checked once per position (with the first engine) and the
+            // tiny table once per engine.
+            assert_eq!(
+                solver_value(p, options, 16 << 20, i == 0),
+                expected,
+                "{p} {options:?}"
+            );
+            assert_eq!(
+                solver_value(p, options, 64 << 10, i == 2),
+                expected,
+                "tiny table: {p} {options:?}"
+            );
+        }
     });
 }

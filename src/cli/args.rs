@@ -91,6 +91,8 @@ pub struct PerftArgs {
 /// Which engine `uttt solve` uses.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineArg {
+    /// The parallel engine: a root proof-number tree feeding DFPN jobs to `--threads` workers.
+    PnDfpn,
     /// Single-threaded depth-first proof-number search.
     Dfpn,
 }
@@ -127,8 +129,20 @@ pub struct SolveArgs {
     #[arg(long, short)]
     pub quiet: bool,
     /// The search engine.
-    #[arg(long, value_enum, default_value = "dfpn")]
+    #[arg(long, value_enum, default_value = "pn-dfpn")]
     pub engine: EngineArg,
+    /// PN-DFPN worker threads (default: the available parallelism).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// PN-DFPN: cumulative work (nodes) after which a leaf joins the root tree.
+    #[arg(long, value_name = "NODES", default_value_t = crate::search::solve::DEFAULT_SPLIT_THRESHOLD)]
+    pub split_threshold: u64,
+    /// PN-DFPN: nodes each job may search before reporting back.
+    #[arg(long, value_name = "NODES", default_value_t = crate::search::solve::DEFAULT_JOB_WORK)]
+    pub job_work: u64,
+    /// PN-DFPN: memory for the root tree (same units as --table-mem).
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    pub tree_mem: u64,
     /// ε of the 1+ε trick: child thresholds grow to (1+ε) times the second-best sibling.
     #[arg(long, default_value_t = crate::search::solve::DEFAULT_EPSILON)]
     pub epsilon: f64,

@@ -43,7 +43,7 @@ fn read_entries(path: &Path) -> anyhow::Result<Vec<Entry>> {
     let mut entries = Vec::new();
     for (index, line) in reader.lines().enumerate() {
         let line = line.with_context(|| format!("cannot read {}", path.display()))?;
-        let text = line.split('#').next().unwrap_or("").trim();
+        let text = strip_comment(&line);
         if text.is_empty() {
             continue;
         }
@@ -53,6 +53,19 @@ fn read_entries(path: &Path) -> anyhow::Result<Vec<Entry>> {
         });
     }
     Ok(entries)
+}
+
+/// The line without its comment: `#` opens one at the start of a line or after whitespace
+/// (inside the notation `#` marks a drawn board and is never preceded by whitespace).
+fn strip_comment(line: &str) -> &str {
+    let text = line.trim();
+    if text.starts_with('#') {
+        return "";
+    }
+    match text.find(" #").or_else(|| text.find("\t#")) {
+        Some(at) => text[..at].trim(),
+        None => text,
+    }
 }
 
 /// `POSITION [X|O|draw]`: the position in any accepted form, then optionally its value.

@@ -97,8 +97,15 @@ pub fn solve_options(args: &SolveArgs) -> anyhow::Result<SolveOptions> {
     Ok(SolveOptions {
         engine: match args.engine {
             EngineArg::Dfpn => Engine::Dfpn,
+            EngineArg::PnDfpn => Engine::PnDfpn,
         },
-        threads: 1,
+        threads: match args.engine {
+            EngineArg::Dfpn => 1,
+            EngineArg::PnDfpn => args.threads.map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                |t| t as usize,
+            ),
+        },
         epsilon: args.epsilon,
         time_limit: args.time_limit,
         node_limit: args.node_limit,
@@ -106,6 +113,9 @@ pub fn solve_options(args: &SolveArgs) -> anyhow::Result<SolveOptions> {
             PlayerArg::X => Player::X,
             PlayerArg::O => Player::O,
         }),
+        job_work: args.job_work.max(1),
+        split_threshold: args.split_threshold,
+        tree_bytes: args.tree_mem,
     })
 }
 

@@ -3,6 +3,7 @@
 
 pub mod dfpn;
 pub mod numbers;
+pub mod pn_dfpn;
 pub mod rules;
 pub mod solve;
 pub mod table;

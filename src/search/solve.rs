@@ -3,6 +3,7 @@
 
 use super::dfpn::{Dfpn, Limits, LiveStats};
 use super::numbers::Numbers;
+use super::pn_dfpn::{self, PnDfpnConfig, TreeReport};
 use super::rules::immediate_win;
 use super::table::{Table, TableCounters};
 use crate::game::{format_position, Move, Outcome, Player, Position};
@@ -19,6 +20,8 @@ const MAX_PV_PLIES: usize = 40;
 pub enum Engine {
     /// Single-threaded depth-first proof-number search.
     Dfpn,
+    /// The parallel engine: a root proof-number tree feeding DFPN jobs to workers.
+    PnDfpn,
 }
 
 impl Engine {
@@ -26,6 +29,7 @@ impl Engine {
     pub fn name(self) -> &'static str {
         match self {
             Engine::Dfpn => "dfpn",
+            Engine::PnDfpn => "pn-dfpn",
         }
     }
 }
@@ -45,6 +49,12 @@ pub struct SolveOptions {
     pub node_limit: Option<u64>,
     /// Ask only "does this player win?" (one binary search) instead of the full value.
     pub attacker: Option<Player>,
+    /// PN-DFPN: MID calls per job.
+    pub job_work: u64,
+    /// PN-DFPN: cumulative work after which a leaf is expanded into the tree.
+    pub split_threshold: u64,
+    /// PN-DFPN: bytes the tree may use.
+    pub tree_bytes: u64,
 }
 
 impl Default for SolveOptions {
@@ -56,9 +66,19 @@ impl Default for SolveOptions {
             time_limit: None,
             node_limit: None,
             attacker: None,
+            job_work: DEFAULT_JOB_WORK,
+            split_threshold: DEFAULT_SPLIT_THRESHOLD,
+            tree_bytes: DEFAULT_TREE_BYTES,
         }
     }
 }
+
+/// Default MID calls per PN-DFPN job (tens of milliseconds of work).
+pub const DEFAULT_JOB_WORK: u64 = 20_000;
+/// Default work after which a PN-DFPN leaf is expanded.
+pub const DEFAULT_SPLIT_THRESHOLD: u64 = 40_000;
+/// Default PN-DFPN tree memory.
+pub const DEFAULT_TREE_BYTES: u64 = 256 << 20;
 
 /// The default ε of the 1+ε trick (see the benchmark figures in the README).
 pub const DEFAULT_EPSILON: f64 = 0.25;
@@ -154,6 +174,9 @@ pub struct SolveReport {
     pub searches: Vec<SearchReport>,
     /// Table figures.
     pub table: TableReport,
+    /// PN-DFPN tree figures (summed over its searches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tree: Option<TreeReport>,
 }
 
 /// The result of one binary search by any engine.
@@ -161,6 +184,7 @@ struct BinaryRun {
     numbers: Numbers,
     nodes: u64,
     counters: TableCounters,
+    tree: Option<TreeReport>,
 }
 
 /// Solves `pos` with `options` against `table` (which may hold earlier work); `stop` ends
@@ -203,6 +227,7 @@ pub fn solve_watched(
         nps: 0,
         searches: Vec::new(),
         table: TableReport::default(),
+        tree: None,
     };
     let mut counters = TableCounters::default();
     if let Some((result, value, best)) = settled_without_search(pos) {
@@ -224,6 +249,9 @@ pub fn solve_watched(
             let run = run_binary(pos, attacker, options, table, limits, budget);
             counters.add(&run.counters);
             report.nodes += run.nodes;
+            if let Some(tree) = &run.tree {
+                merge_tree(report.tree.get_or_insert_with(TreeReport::default), tree);
+            }
             let outcome = binary_outcome(pos, attacker, run.numbers);
             report.searches.push(SearchReport {
                 attacker,
@@ -330,6 +358,23 @@ fn run_binary(
                 numbers,
                 nodes: searcher.nodes(),
                 counters: searcher.counters(),
+                tree: None,
+            }
+        }
+        Engine::PnDfpn => {
+            let config = PnDfpnConfig {
+                threads: options.threads.max(1),
+                job_work: options.job_work.max(1),
+                split_threshold: options.split_threshold,
+                tree_bytes: options.tree_bytes,
+                epsilon: options.epsilon,
+            };
+            let run = pn_dfpn::search(pos, attacker, &config, table, limits, node_budget);
+            BinaryRun {
+                numbers: run.numbers,
+                nodes: run.nodes,
+                counters: run.counters,
+                tree: Some(run.tree),
             }
         }
     }
@@ -397,4 +442,17 @@ fn best_move(pos: &Position, searcher: &mut Dfpn, may_search: bool) -> Option<Mo
         }
     }
     None
+}
+
+/// Adds one search's tree figures to the solve's (percentages weighted by jobs).
+fn merge_tree(total: &mut TreeReport, one: &TreeReport) {
+    let jobs = (total.jobs + one.jobs).max(1) as f64;
+    let weigh = |a: f64, b: f64| (a * total.jobs as f64 + b * one.jobs as f64) / jobs;
+    total.mean_job_work = weigh(total.mean_job_work, one.mean_job_work);
+    total.worker_busy_pct = weigh(total.worker_busy_pct, one.worker_busy_pct);
+    total.root_wait_pct = weigh(total.root_wait_pct, one.root_wait_pct);
+    total.nodes = one.nodes;
+    total.peak_nodes = total.peak_nodes.max(one.peak_nodes);
+    total.expansions += one.expansions;
+    total.jobs += one.jobs;
 }

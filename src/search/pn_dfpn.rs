@@ -1,0 +1,520 @@
+//! PN-DFPN: a root thread keeps a proof-number tree near the root and feeds work-limited DFPN
+//! jobs to a pool of workers over a channel; all share one transposition table.
+//!
+//! Each tree node has real numbers (what the searches found) and virtual numbers: a leaf with
+//! a job in flight counts as provisionally solved in the direction it leans, so the next
+//! most-proving leaf the root selects (by the virtual numbers, with the 1+ε trick) is a
+//! different one. When every path is virtually solved the root waits for results. A leaf is
+//! expanded into the tree, from the children's numbers its job returns, once its cumulative
+//! work passes the split threshold. Nodes store no positions: the root replays moves while
+//! walking down.
+//!
+//! Results find their leaf again by the moves of their path, never by a node id, so a subtree
+//! freed (once solved) while a job was in flight below it simply drops that job's result.
+
+use super::dfpn::{Dfpn, Limits};
+use super::numbers::{add, one_plus_epsilon, Numbers, INFINITY};
+use super::table::{Table, TableCounters};
+use super::table_key;
+use crate::game::{Move, Player, Position};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// "No node" in the first-child and next-sibling links.
+const NONE: u32 = u32::MAX;
+/// How often the root thread wakes to check the clock and the stop flag while it waits.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Tuning of the parallel engine.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct PnDfpnConfig {
+    /// Worker threads.
+    pub threads: usize,
+    /// MID calls a job may spend before it returns its numbers.
+    pub job_work: u64,
+    /// Cumulative work after which a leaf is expanded into the tree.
+    pub split_threshold: u64,
+    /// Bytes the tree may use.
+    pub tree_bytes: u64,
+    /// ε of the 1+ε trick.
+    pub epsilon: f64,
+}
+
+/// A unit of work for a worker: plain data, so it could be sent to another machine.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Job {
+    /// Squares of the moves from the root to the leaf.
+    pub path: Vec<u8>,
+    /// DFPN thresholds for the leaf.
+    pub thresholds: Numbers,
+    /// The most MID calls to spend.
+    pub work_limit: u64,
+    /// The question: "does this player win?".
+    pub attacker: Player,
+}
+
+/// What a worker found for a job.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct JobResult {
+    /// The job's path, to find the leaf again.
+    pub path: Vec<u8>,
+    /// The leaf's numbers after the search.
+    pub numbers: Numbers,
+    /// MID calls spent.
+    pub work: u64,
+    /// Each legal move's square and the child's numbers, in move order.
+    pub children: Vec<(u8, Numbers)>,
+    /// Worker time spent, in nanoseconds.
+    pub busy_ns: u64,
+    /// Table traffic of the job.
+    pub counters: TableCounters,
+}
+
+/// Statistics of the tree, reported under `tree` in the JSON.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TreeReport {
+    /// Nodes in the tree at the end.
+    pub nodes: u64,
+    /// The most nodes at any time.
+    pub peak_nodes: u64,
+    /// Leaves expanded.
+    pub expansions: u64,
+    /// Jobs completed.
+    pub jobs: u64,
+    /// Mean MID calls per job.
+    pub mean_job_work: f64,
+    /// Share of the workers' time spent searching.
+    pub worker_busy_pct: f64,
+    /// Share of the root thread's time spent waiting for results.
+    pub root_wait_pct: f64,
+}
+
+/// A tree node: 32 bytes (checked at compile time).
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    first_child: u32,
+    next_sibling: u32,
+    real: Numbers,
+    virt: Numbers,
+    /// Cumulative job work below this leaf, saturating.
+    work: u32,
+    /// Jobs in flight at or below this node.
+    in_flight: u16,
+    /// The square of the move from the parent.
+    square: u8,
+    _pad: u8,
+}
+
+const _: () = assert!(std::mem::size_of::<Node>() == 32);
+
+/// The arena of nodes, with a free list of slots from freed subtrees.
+struct Tree {
+    nodes: Vec<Node>,
+    free: Vec<u32>,
+    live: u64,
+    peak: u64,
+    capacity: u64,
+}
+
+impl Tree {
+    fn new(root: Numbers, bytes: u64) -> Tree {
+        let root = Node {
+            first_child: NONE,
+            next_sibling: NONE,
+            real: root,
+            virt: root,
+            work: 0,
+            in_flight: 0,
+            square: 0,
+            _pad: 0,
+        };
+        Tree {
+            nodes: vec![root],
+            free: Vec::new(),
+            live: 1,
+            peak: 1,
+            capacity: (bytes / 32).max(1),
+        }
+    }
+
+    fn alloc(&mut self, node: Node) -> u32 {
+        self.live += 1;
+        self.peak = self.peak.max(self.live);
+        match self.free.pop() {
+            Some(id) => {
+                self.nodes[id as usize] = node;
+                id
+            }
+            None => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+        }
+    }
+
+    fn children(&self, id: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut child = self.nodes[id as usize].first_child;
+        while child != NONE {
+            out.push(child);
+            child = self.nodes[child as usize].next_sibling;
+        }
+        out
+    }
+
+    /// Frees every node below `id`.
+    fn free_below(&mut self, id: u32) {
+        let mut stack = self.children(id);
+        self.nodes[id as usize].first_child = NONE;
+        while let Some(n) = stack.pop() {
+            stack.extend(self.children(n));
+            self.free.push(n);
+            self.live -= 1;
+        }
+    }
+
+    /// Recomputes an internal node's real and virtual numbers from its children.
+    fn recompute(&mut self, id: u32) {
+        let mut real = Numbers {
+            phi: INFINITY,
+            delta: 0,
+        };
+        let mut virt = Numbers {
+            phi: INFINITY,
+            delta: 0,
+        };
+        for child in self.children(id) {
+            let c = self.nodes[child as usize];
+            real.phi = real.phi.min(c.real.delta);
+            real.delta = add(real.delta, c.real.phi);
+            virt.phi = virt.phi.min(c.virt.delta);
+            virt.delta = add(virt.delta, c.virt.phi);
+        }
+        let node = &mut self.nodes[id as usize];
+        node.real = real;
+        node.virt = virt;
+    }
+}
+
+/// The numbers a leaf counts as while a job runs on it: solved in the direction it leans.
+fn provisional(real: Numbers) -> Numbers {
+    if real.phi < real.delta {
+        Numbers::PROVED
+    } else {
+        Numbers::DISPROVED
+    }
+}
+
+/// The outcome of one PN-DFPN binary search.
+pub struct PnDfpnRun {
+    /// The root's numbers.
+    pub numbers: Numbers,
+    /// MID calls over all jobs.
+    pub nodes: u64,
+    /// Table traffic over all jobs.
+    pub counters: TableCounters,
+    /// Tree statistics.
+    pub tree: TreeReport,
+}
+
+/// Answers "does `attacker` win?" at `root` with the root thread (the caller) and
+/// `config.threads` workers, within `node_budget` MID calls and `limits`.
+pub fn search(
+    root: &Position,
+    attacker: Player,
+    config: &PnDfpnConfig,
+    table: &Table,
+    limits: Limits,
+    node_budget: u64,
+) -> PnDfpnRun {
+    let start = Instant::now();
+    let abort = AtomicBool::new(false);
+    let busy_ns = AtomicU64::new(0);
+    let worker_limits = Limits {
+        stop: &abort,
+        deadline: limits.deadline,
+        live: limits.live,
+    };
+    let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
+    let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();
+    let mut root_numbers = {
+        let mut probe = Dfpn::new(table, attacker, config.epsilon, worker_limits);
+        probe.peek(root).0
+    };
+    let mut run = PnDfpnRun {
+        numbers: root_numbers,
+        nodes: 0,
+        counters: TableCounters::default(),
+        tree: TreeReport::default(),
+    };
+    if root_numbers.is_solved() {
+        return run;
+    }
+    let mut tree = Tree::new(root_numbers, config.tree_bytes);
+    let threads = config.threads.max(1);
+    let mut wait = Duration::ZERO;
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let job_rx = job_rx.clone();
+            let result_tx = result_tx.clone();
+            let busy_ns = &busy_ns;
+            scope.spawn(move || {
+                for job in job_rx {
+                    let began = Instant::now();
+                    let mut result = run_job(root, &job, table, config.epsilon, worker_limits);
+                    result.busy_ns = began.elapsed().as_nanos() as u64;
+                    busy_ns.fetch_add(result.busy_ns, Ordering::Relaxed);
+                    if result_tx.send(result).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(result_tx);
+        let mut in_flight = 0usize;
+        loop {
+            let out_of_budget = run.nodes >= node_budget
+                || limits.stop.load(Ordering::Relaxed)
+                || limits.deadline.is_some_and(|d| Instant::now() >= d);
+            if tree.nodes[0].real.is_solved() || out_of_budget {
+                break;
+            }
+            while in_flight < threads {
+                // Share what is left of the node budget among the workers.
+                let left = node_budget.saturating_sub(run.nodes) / threads as u64;
+                let Some(mut job) = select_job(&mut tree, attacker, config) else {
+                    break;
+                };
+                job.work_limit = job.work_limit.min(left.max(1));
+                in_flight += 1;
+                job_tx.send(job).expect("workers outlive the root loop");
+            }
+            if in_flight == 0 {
+                // Nothing in flight and nothing to select: only possible if solved.
+                break;
+            }
+            let waited = Instant::now();
+            let received = result_rx.recv_timeout(POLL);
+            wait += waited.elapsed();
+            if let Ok(result) = received {
+                in_flight -= 1;
+                merge(&mut tree, root, attacker, config, table, &mut run, result);
+            }
+        }
+        // Stop the workers' searches, collect what is in flight, and let them exit.
+        abort.store(true, Ordering::Relaxed);
+        drop(job_tx);
+        while in_flight > 0 {
+            match result_rx.recv() {
+                Ok(result) => {
+                    in_flight -= 1;
+                    merge(&mut tree, root, attacker, config, table, &mut run, result);
+                }
+                Err(_) => break,
+            }
+        }
+    });
+    root_numbers = tree.nodes[0].real;
+    let wall = start.elapsed().as_secs_f64().max(1e-9);
+    run.numbers = root_numbers;
+    run.tree.nodes = tree.live;
+    run.tree.peak_nodes = tree.peak;
+    run.tree.mean_job_work = if run.tree.jobs > 0 {
+        run.nodes as f64 / run.tree.jobs as f64
+    } else {
+        0.0
+    };
+    run.tree.worker_busy_pct =
+        100.0 * busy_ns.load(Ordering::Relaxed) as f64 / 1e9 / (wall * threads as f64);
+    run.tree.root_wait_pct = 100.0 * wait.as_secs_f64() / wall;
+    run
+}
+
+/// Walks down by the virtual numbers to the most-proving leaf, marks it in flight, and
+/// returns its job; `None` when every path is virtually solved.
+fn select_job(tree: &mut Tree, attacker: Player, config: &PnDfpnConfig) -> Option<Job> {
+    if tree.nodes[0].virt.is_solved() {
+        return None;
+    }
+    let mut path_ids = vec![0u32];
+    let mut path = Vec::new();
+    let mut thresholds = Numbers {
+        phi: INFINITY,
+        delta: INFINITY,
+    };
+    let mut id = 0u32;
+    while tree.nodes[id as usize].first_child != NONE {
+        let children = tree.children(id);
+        let (mut best, mut delta1, mut delta2, mut phi_sum) = (children[0], INFINITY, INFINITY, 0);
+        for &c in &children {
+            let v = tree.nodes[c as usize].virt;
+            if v.delta < delta1 {
+                delta2 = delta1;
+                delta1 = v.delta;
+                best = c;
+            } else if v.delta < delta2 {
+                delta2 = v.delta;
+            }
+            phi_sum = add(phi_sum, v.phi);
+        }
+        let best_phi = tree.nodes[best as usize].virt.phi;
+        let others = if phi_sum == INFINITY {
+            INFINITY
+        } else {
+            phi_sum.saturating_sub(best_phi)
+        };
+        thresholds = Numbers {
+            phi: if thresholds.delta == INFINITY {
+                INFINITY
+            } else {
+                thresholds.delta.saturating_sub(others)
+            },
+            delta: thresholds.phi.min(one_plus_epsilon(delta2, config.epsilon)),
+        };
+        id = best;
+        let square = tree.nodes[id as usize].square;
+        path.push(square);
+        path_ids.push(id);
+    }
+    let leaf = tree.nodes[id as usize];
+    if leaf.virt.is_solved() {
+        return None;
+    }
+    // The thresholds must leave the leaf room to grow, whatever rounding did on the way down.
+    thresholds.phi = thresholds.phi.max(leaf.real.phi.saturating_add(1));
+    thresholds.delta = thresholds.delta.max(leaf.real.delta.saturating_add(1));
+    tree.nodes[id as usize].virt = provisional(leaf.real);
+    for &n in &path_ids {
+        tree.nodes[n as usize].in_flight += 1;
+    }
+    for &n in path_ids.iter().rev().skip(1) {
+        tree.recompute(n);
+    }
+    Some(Job {
+        path,
+        thresholds,
+        work_limit: config.job_work,
+        attacker,
+    })
+}
+
+/// A worker's side: replays the path, runs DFPN with the job's limits, and reports the
+/// leaf's and its children's numbers.
+pub fn run_job(
+    root: &Position,
+    job: &Job,
+    table: &Table,
+    epsilon: f64,
+    limits: Limits,
+) -> JobResult {
+    let pos = job
+        .path
+        .iter()
+        .fold(*root, |p, &sq| p.play(Move::from_square(sq as usize)));
+    let mut searcher = Dfpn::new(table, job.attacker, epsilon, limits);
+    let numbers = searcher.search(&pos, job.thresholds, job.work_limit);
+    let children = if numbers.is_solved() {
+        Vec::new()
+    } else {
+        pos.legal_moves()
+            .into_iter()
+            .map(|mv| (mv.square() as u8, searcher.peek(&pos.play(mv)).0))
+            .collect()
+    };
+    JobResult {
+        path: job.path.clone(),
+        numbers,
+        work: searcher.nodes(),
+        children,
+        busy_ns: 0,
+        counters: searcher.counters(),
+    }
+}
+
+/// Takes a job's result into the tree: the leaf's numbers, expansion past the split
+/// threshold, and back-propagation (real and virtual) to the root.
+fn merge(
+    tree: &mut Tree,
+    root: &Position,
+    attacker: Player,
+    config: &PnDfpnConfig,
+    table: &Table,
+    run: &mut PnDfpnRun,
+    result: JobResult,
+) {
+    run.nodes += result.work;
+    run.tree.jobs += 1;
+    run.counters.add(&result.counters);
+    // Find the leaf again by its moves; a freed subtree ends the walk early.
+    let mut ids = vec![0u32];
+    let mut positions = vec![*root];
+    for &square in &result.path {
+        let here = *ids.last().unwrap();
+        let next = tree
+            .children(here)
+            .into_iter()
+            .find(|&c| tree.nodes[c as usize].square == square);
+        match next {
+            Some(c) => {
+                ids.push(c);
+                let pos = positions
+                    .last()
+                    .unwrap()
+                    .play(Move::from_square(square as usize));
+                positions.push(pos);
+            }
+            None => break,
+        }
+    }
+    for &n in &ids {
+        let node = &mut tree.nodes[n as usize];
+        node.in_flight = node.in_flight.saturating_sub(1);
+    }
+    let found = ids.len() == result.path.len() + 1;
+    if found {
+        let leaf = *ids.last().unwrap();
+        let node = &mut tree.nodes[leaf as usize];
+        node.real = result.numbers;
+        node.virt = result.numbers;
+        node.work = node
+            .work
+            .saturating_add(result.work.min(u32::MAX as u64) as u32);
+        let expand = !result.numbers.is_solved()
+            && node.first_child == NONE
+            && u64::from(node.work) >= config.split_threshold
+            && tree.live + result.children.len() as u64 <= tree.capacity;
+        if expand {
+            let mut previous = NONE;
+            for &(square, numbers) in result.children.iter().rev() {
+                previous = tree.alloc(Node {
+                    first_child: NONE,
+                    next_sibling: previous,
+                    real: numbers,
+                    virt: numbers,
+                    work: 0,
+                    in_flight: 0,
+                    square,
+                    _pad: 0,
+                });
+            }
+            tree.nodes[leaf as usize].first_child = previous;
+            run.tree.expansions += 1;
+        }
+    }
+    // Back-propagate along the walked path (the leaf itself only if it has children).
+    let mut counters = TableCounters::default();
+    for (depth, &n) in ids.iter().enumerate().rev() {
+        if tree.nodes[n as usize].first_child != NONE {
+            tree.recompute(n);
+        }
+        let node = tree.nodes[n as usize];
+        if node.real.is_solved() && node.in_flight == 0 && node.first_child != NONE {
+            tree.free_below(n);
+        }
+        // The table learns the tree's numbers too, so best moves and later runs find them.
+        let key = table_key(&positions[depth], attacker);
+        table.store(key, node.real, u64::from(node.work).max(1), &mut counters);
+    }
+    run.counters.add(&counters);
+}
