@@ -2,17 +2,24 @@
 
 use std::time::Duration;
 
-/// Parses a byte size: a number with an optional unit `K`, `M`, `G`, `T` (or `KiB`, `MiB`,
-/// `GiB`, `TiB`, or with a trailing `B`); every unit is a power of 1024 (`1G` = 2³⁰ bytes).
-pub fn parse_size(text: &str) -> Result<u64, String> {
+/// Splits `12.5G` into the number and the unit text; `what` names the expected kind of value
+/// in the error.
+fn number_and_unit<'a>(text: &'a str, what: &str) -> Result<(f64, &'a str), String> {
     let t = text.trim();
     let split = t
         .find(|c: char| !c.is_ascii_digit() && c != '.')
         .unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
-    let value: f64 = number
+    let value = number
         .parse()
-        .map_err(|_| format!("`{text}` is not a size (examples: 64M, 1G, 2GiB, 1048576)"))?;
+        .map_err(|_| format!("`{text}` is not {what}"))?;
+    Ok((value, unit))
+}
+
+/// Parses a byte size: a number with an optional unit `K`, `M`, `G`, `T` (or `KiB`, `MiB`,
+/// `GiB`, `TiB`, or with a trailing `B`); every unit is a power of 1024 (`1G` = 2³⁰ bytes).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let (value, unit) = number_and_unit(text, "a size (examples: 64M, 1G, 2GiB, 1048576)")?;
     let shift = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 0,
         "k" | "kb" | "kib" => 10,
@@ -34,14 +41,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 
 /// Parses a duration: a number with an optional unit `ms`, `s` (the default), `m` or `h`.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration (examples: 500ms, 30s, 2m, 1h)"))?;
+    let (value, unit) = number_and_unit(text, "a duration (examples: 500ms, 30s, 2m, 1h)")?;
     let seconds = match unit.trim() {
         "ms" => value / 1000.0,
         "" | "s" => value,

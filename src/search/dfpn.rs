@@ -3,7 +3,7 @@
 //! The table is only a cache: each call keeps its children's numbers in its own frame, so a
 //! dropped or overwritten entry costs time, never progress or correctness.
 
-use super::numbers::{add, one_plus_epsilon, Numbers, INFINITY};
+use super::numbers::{child_thresholds, select_child, Numbers, INFINITY};
 use super::rules::static_numbers;
 use super::table::{Table, TableCounters};
 use super::table_key;
@@ -186,30 +186,21 @@ impl<'a> Dfpn<'a> {
 
         let mut numbers;
         loop {
-            let (best, delta2, others) = select(&children);
-            numbers = Numbers {
-                phi: children[best].numbers.delta,
-                delta: add(others, children[best].numbers.phi),
-            };
+            let selection = select_child(children.len(), |i| children[i].numbers);
+            numbers = selection.parent;
             if numbers.phi >= thresholds.phi
                 || numbers.delta >= thresholds.delta
                 || self.out_of_work()
             {
                 break;
             }
-            let child_thresholds = Numbers {
-                phi: if thresholds.delta == INFINITY {
-                    INFINITY
-                } else {
-                    thresholds.delta - others
-                },
-                delta: thresholds.phi.min(one_plus_epsilon(delta2, self.epsilon)),
-            };
+            let best = selection.best;
             let Child {
                 pos: child,
                 key: child_key,
                 ..
             } = children[best];
+            let child_thresholds = child_thresholds(thresholds, &selection, self.epsilon);
             children[best].numbers = self.mid(&child, child_key, child_thresholds, ply + 1);
         }
         self.table
@@ -217,39 +208,4 @@ impl<'a> Dfpn<'a> {
         self.frames[ply] = children;
         numbers
     }
-}
-
-/// The child to search next (smallest δ, first on ties), the second smallest δ, and the sum
-/// of the other children's φ.
-fn select(children: &[Child]) -> (usize, u32, u32) {
-    let mut best = 0;
-    let mut delta1 = INFINITY;
-    let mut delta2 = INFINITY;
-    let mut phi_sum = 0;
-    for (i, child) in children.iter().enumerate() {
-        let n = child.numbers;
-        if n.delta < delta1 {
-            delta2 = delta1;
-            delta1 = n.delta;
-            best = i;
-        } else if n.delta < delta2 {
-            delta2 = n.delta;
-        }
-        phi_sum = add(phi_sum, n.phi);
-    }
-    let others = sub_child(phi_sum, children[best].numbers.phi, children, best);
-    (best, delta2, others)
-}
-
-/// The sum of φ over all children but `skip`; recomputed when the total saturated, because a
-/// saturated sum cannot be un-added.
-fn sub_child(total: u32, skip_phi: u32, children: &[Child], skip: usize) -> u32 {
-    if total < super::numbers::MAX_FINITE && skip_phi != INFINITY {
-        return total - skip_phi;
-    }
-    children
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| i != skip)
-        .fold(0, |acc, (_, c)| add(acc, c.numbers.phi))
 }

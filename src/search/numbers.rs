@@ -86,6 +86,67 @@ pub fn one_plus_epsilon(delta2: u32, epsilon: f64) -> u32 {
     grown.max(delta2 + 1)
 }
 
+/// The outcome of choosing the most-proving child.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// Index of the child with the smallest δ (the first on ties).
+    pub best: usize,
+    /// The second smallest δ (∞ with a single child).
+    pub delta2: u32,
+    /// The sum of the other children's φ (saturating).
+    pub others_phi: u32,
+    /// The parent's numbers: φ = min δ over children, δ = sum of φ over children.
+    pub parent: Numbers,
+}
+
+/// Chooses the most-proving of `count` children (at least one), whose numbers for their own
+/// side to move `numbers(i)` gives.
+pub fn select_child(count: usize, numbers: impl Fn(usize) -> Numbers) -> Selection {
+    let (mut best, mut delta1, mut delta2, mut phi_sum) = (0, INFINITY, INFINITY, 0);
+    for i in 0..count {
+        let n = numbers(i);
+        if n.delta < delta1 {
+            delta2 = delta1;
+            delta1 = n.delta;
+            best = i;
+        } else if n.delta < delta2 {
+            delta2 = n.delta;
+        }
+        phi_sum = add(phi_sum, n.phi);
+    }
+    let best_numbers = numbers(best);
+    // A saturated sum cannot be un-added: recount without the best child then.
+    let others_phi = if phi_sum < MAX_FINITE && best_numbers.phi != INFINITY {
+        phi_sum - best_numbers.phi
+    } else {
+        (0..count)
+            .filter(|&i| i != best)
+            .fold(0, |acc, i| add(acc, numbers(i).phi))
+    };
+    Selection {
+        best,
+        delta2,
+        others_phi,
+        parent: Numbers {
+            phi: best_numbers.delta,
+            delta: add(others_phi, best_numbers.phi),
+        },
+    }
+}
+
+/// The selected child's thresholds under the parent's: φ may grow until the parent's δ
+/// reaches its threshold, δ until it passes the second-best sibling by the 1+ε trick.
+pub fn child_thresholds(parent: Numbers, selection: &Selection, epsilon: f64) -> Numbers {
+    Numbers {
+        phi: if parent.delta == INFINITY {
+            INFINITY
+        } else {
+            parent.delta.saturating_sub(selection.others_phi)
+        },
+        delta: parent.phi.min(one_plus_epsilon(selection.delta2, epsilon)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +169,43 @@ mod tests {
         assert_eq!(one_plus_epsilon(MAX_FINITE - 1, 0.25), MAX_FINITE);
         assert_eq!(one_plus_epsilon(MAX_FINITE, 0.25), MAX_FINITE);
         assert_eq!(one_plus_epsilon(INFINITY, 0.25), INFINITY);
+    }
+
+    #[test]
+    fn selection_picks_smallest_delta_and_sums_the_rest() {
+        let children = [
+            Numbers { phi: 3, delta: 5 },
+            Numbers { phi: 2, delta: 4 },
+            Numbers {
+                phi: MAX_FINITE,
+                delta: 4,
+            },
+        ];
+        let s = select_child(3, |i| children[i]);
+        assert_eq!((s.best, s.delta2), (1, 4));
+        assert_eq!(s.others_phi, MAX_FINITE);
+        assert_eq!(
+            s.parent,
+            Numbers {
+                phi: 4,
+                delta: MAX_FINITE
+            }
+        );
+        let t = child_thresholds(
+            Numbers {
+                phi: INFINITY,
+                delta: INFINITY,
+            },
+            &s,
+            0.25,
+        );
+        assert_eq!(
+            t,
+            Numbers {
+                phi: INFINITY,
+                delta: 5
+            }
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! freed (once solved) while a job was in flight below it simply drops that job's result.
 
 use super::dfpn::{Dfpn, Limits};
-use super::numbers::{add, one_plus_epsilon, Numbers, INFINITY};
+use super::numbers::{add, child_thresholds, select_child, Numbers, INFINITY};
 use super::table::{Table, TableCounters};
 use super::table_key;
 use crate::game::{Move, Player, Position};
@@ -346,32 +346,9 @@ fn select_job(tree: &mut Tree, attacker: Player, config: &PnDfpnConfig) -> Optio
     let mut id = 0u32;
     while tree.nodes[id as usize].first_child != NONE {
         let children = tree.children(id);
-        let (mut best, mut delta1, mut delta2, mut phi_sum) = (children[0], INFINITY, INFINITY, 0);
-        for &c in &children {
-            let v = tree.nodes[c as usize].virt;
-            if v.delta < delta1 {
-                delta2 = delta1;
-                delta1 = v.delta;
-                best = c;
-            } else if v.delta < delta2 {
-                delta2 = v.delta;
-            }
-            phi_sum = add(phi_sum, v.phi);
-        }
-        let best_phi = tree.nodes[best as usize].virt.phi;
-        let others = if phi_sum == INFINITY {
-            INFINITY
-        } else {
-            phi_sum.saturating_sub(best_phi)
-        };
-        thresholds = Numbers {
-            phi: if thresholds.delta == INFINITY {
-                INFINITY
-            } else {
-                thresholds.delta.saturating_sub(others)
-            },
-            delta: thresholds.phi.min(one_plus_epsilon(delta2, config.epsilon)),
-        };
+        let selection = select_child(children.len(), |i| tree.nodes[children[i] as usize].virt);
+        thresholds = child_thresholds(thresholds, &selection, config.epsilon);
+        let best = children[selection.best];
         id = best;
         let square = tree.nodes[id as usize].square;
         path.push(square);
