@@ -83,12 +83,14 @@ fn parse_entry(text: &str) -> Result<(Position, Option<String>), String> {
 /// Runs the batch; returns the exit code.
 pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     let entries = read_entries(path)?;
-    let options = solve_options(args)?;
+    let mut options = solve_options(args)?;
     let mut table = open_table(args, None)?;
-    let jobs = args.jobs.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        |j| j as usize,
-    );
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = args.jobs.map_or(cores, |j| j as usize);
+    if args.threads.is_none() {
+        // Each position gets its share of the cores unless --threads says otherwise.
+        options.threads = options.threads.min((cores / jobs).max(1));
+    }
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
     let stop = interrupt::stop_flag();
     let bar = progress_bar(entries.len() as u64, show_progress(args.quiet));

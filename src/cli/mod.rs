@@ -35,6 +35,8 @@ pub fn main_exit_code() -> i32 {
     };
     match run(cli) {
         Ok(code) => code,
+        // A reader that went away (`| head`) is not an error worth a message.
+        Err(e) if is_broken_pipe(&e) => EXIT_OK,
         Err(e) => {
             eprintln!("error: {e:#}");
             EXIT_USAGE
@@ -49,4 +51,11 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Solve(args) => solve_cmd::run(&args),
         Command::Gen(args) => gen_cmd::run(&args),
     }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<std::io::Error>())
+        .any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
 }

@@ -8,7 +8,8 @@ use crate::search::{
     solve_watched, Engine, LiveStats, SolveOptions, SolveReport, SolveValue, Table,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -36,11 +37,12 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
         report
     });
     table.flush(true)?;
-    if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+    let text = if args.json {
+        serde_json::to_string(&report)? + "\n"
     } else {
-        print_summary(&report);
-    }
+        summary_text(&report)
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
     Ok(if interrupt::interrupted() {
         EXIT_INTERRUPTED
     } else if report.value == SolveValue::Unknown && !report.result.starts_with("not ") {
@@ -129,23 +131,30 @@ pub fn open_table(args: &SolveArgs, pos: Option<&Position>) -> anyhow::Result<Ta
     }
 }
 
-/// Prints the human-readable summary of a solve.
-pub fn print_summary(report: &SolveReport) {
+/// The human-readable summary of a solve.
+pub fn summary_text(report: &SolveReport) -> String {
+    let mut out = String::new();
     let result = match report.result.as_str() {
         "X" | "O" => format!("{} wins", report.result),
         "draw" => "draw".to_string(),
         other => other.to_string(),
     };
-    println!("position   {}", report.position);
-    println!(
+    let _ = writeln!(out, "position   {}", report.position);
+    let _ = writeln!(
+        out,
         "result     {result}  ({} to move: {:?})",
         report.to_move, report.value
     );
-    println!("best move  {}", report.best_move.as_deref().unwrap_or("-"));
+    let _ = writeln!(
+        out,
+        "best move  {}",
+        report.best_move.as_deref().unwrap_or("-")
+    );
     if !report.pv.is_empty() {
-        println!("pv         {}", report.pv.join(" "));
+        let _ = writeln!(out, "pv         {}", report.pv.join(" "));
     }
-    println!(
+    let _ = writeln!(
+        out,
         "time       {:.3} s   nodes {}   {} nodes/s   engine {} ({} thread{})",
         report.time_ms as f64 / 1000.0,
         report.nodes,
@@ -160,7 +169,8 @@ pub fn print_summary(report: &SolveReport) {
     } else {
         0.0
     };
-    println!(
+    let _ = writeln!(
+        out,
         "table      {} MiB, {} entries, {:.1}% full, {} lookups ({hit_rate:.1}% hits), {} stores, {} replacements",
         t.bytes >> 20,
         t.entries,
@@ -170,7 +180,8 @@ pub fn print_summary(report: &SolveReport) {
         t.replacements
     );
     for s in &report.searches {
-        println!(
+        let _ = writeln!(
+            out,
             "search     does {} win? {:?} in {:.3} s, {} nodes, root φ={} δ={}",
             s.attacker,
             s.outcome,
@@ -180,4 +191,5 @@ pub fn print_summary(report: &SolveReport) {
             s.root_delta
         );
     }
+    out
 }
