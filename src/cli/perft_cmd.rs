@@ -3,6 +3,7 @@
 use super::args::PerftArgs;
 use super::EXIT_OK;
 use crate::game::{perft, perft_divide};
+use std::io::Write;
 use std::time::Instant;
 
 /// Runs `uttt perft`.
@@ -28,6 +29,8 @@ pub fn run(args: &PerftArgs) -> anyhow::Result<i32> {
         0.0
     };
     let shown = divide.filter(|_| args.divide);
+    // Written with `?` rather than println!, so a closed pipe ends quietly instead of panicking.
+    let mut out = std::io::stdout().lock();
     if args.json {
         let mut obj = serde_json::json!({
             "depth": args.depth,
@@ -42,20 +45,21 @@ pub fn run(args: &PerftArgs) -> anyhow::Result<i32> {
                 .collect();
             obj["divide"] = serde_json::Value::Object(map);
         }
-        println!("{obj}");
+        writeln!(out, "{obj}")?;
     } else {
         if let Some(rows) = &shown {
             for (mv, n) in rows {
-                println!("{mv}: {n}");
+                writeln!(out, "{mv}: {n}")?;
             }
         }
-        println!(
+        writeln!(
+            out,
             "perft {}: {} leaves in {:.3} s ({:.1} M leaves/s)",
             args.depth,
             leaves,
             seconds,
             per_sec / 1e6
-        );
+        )?;
     }
     Ok(EXIT_OK)
 }

@@ -13,7 +13,8 @@ pub fn use_colour() -> bool {
 /// Runs `uttt show`.
 pub fn run(args: &ShowArgs) -> anyhow::Result<i32> {
     let pos = args.position.resolve()?;
-    print!("{}", render_board(&pos, use_colour()));
+    let text = render_board(&pos, use_colour());
+    std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
     Ok(EXIT_OK)
 }
 
