@@ -100,15 +100,15 @@ impl<'a> Dfpn<'a> {
     }
 
     /// The best knowledge of `pos` without searching: static rules, then the table, then the
-    /// unit numbers. The flag says whether the table or a rule knew it.
-    pub fn peek(&mut self, pos: &Position) -> (Numbers, bool) {
+    /// unit numbers.
+    pub fn peek(&mut self, pos: &Position) -> Numbers {
         if let Some(numbers) = static_numbers(pos, self.attacker) {
-            return (numbers, true);
+            return numbers;
         }
-        match self.table.lookup(self.key(pos), &mut self.counters) {
-            Some(found) => (found.numbers, true),
-            None => (Numbers::UNIT, false),
-        }
+        let key = self.key(pos);
+        self.table
+            .lookup(key, &mut self.counters)
+            .map_or(Numbers::UNIT, |found| found.numbers)
     }
 
     /// The work the table recorded for `pos` (0 if it is not there).
@@ -176,7 +176,7 @@ impl<'a> Dfpn<'a> {
         children.clear();
         for mv in pos.legal_moves() {
             let child = pos.play(mv);
-            let (numbers, _) = self.peek(&child);
+            let numbers = self.peek(&child);
             children.push(Child {
                 pos: child,
                 key: self.key(&child),

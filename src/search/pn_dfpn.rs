@@ -240,7 +240,7 @@ pub fn search(
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();
     let mut root_numbers = {
         let mut probe = Dfpn::new(table, attacker, config.epsilon, worker_limits);
-        probe.peek(root).0
+        probe.peek(root)
     };
     let mut run = PnDfpnRun {
         numbers: root_numbers,
@@ -396,7 +396,7 @@ pub fn run_job(
     } else {
         pos.legal_moves()
             .into_iter()
-            .map(|mv| (mv.square() as u8, searcher.peek(&pos.play(mv)).0))
+            .map(|mv| (mv.square() as u8, searcher.peek(&pos.play(mv))))
             .collect()
     };
     JobResult {

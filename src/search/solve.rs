@@ -405,7 +405,7 @@ fn best_move(pos: &Position, searcher: &mut Dfpn, may_search: bool) -> Option<Mo
     if let Some(mv) = immediate_win(pos) {
         return Some(mv);
     }
-    let (mut numbers, _) = searcher.peek(pos);
+    let mut numbers = searcher.peek(pos);
     if !numbers.is_solved() && may_search {
         numbers = searcher.solve(pos, u64::MAX);
     }
@@ -417,7 +417,7 @@ fn best_move(pos: &Position, searcher: &mut Dfpn, may_search: bool) -> Option<Mo
         .into_iter()
         .map(|mv| {
             let child = pos.play(mv);
-            let (numbers, _) = searcher.peek(&child);
+            let numbers = searcher.peek(&child);
             (mv, child, numbers, searcher.recorded_work(&child))
         })
         .collect();
