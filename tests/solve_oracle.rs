@@ -120,3 +120,16 @@ fn every_engine_matches_the_oracle_on_random_playouts() {
         }
     });
 }
+
+#[test]
+fn every_engine_finds_the_draw_the_earlier_solver_calls_a_win() {
+    // The earlier public solver's unsound rule calls this an X win; exhaustive search says draw.
+    let text =
+        "X;X.X.X@OXO;OXXOXOXOO/XOXOXO..O/X..X.OXO./O.OXOO.OX/X...XX.OX/OXOXOX..X/O...O...O/X.XX..X../X.OXOOO.X";
+    assert_eq!(common::oracle::oracle_value(text), "draw");
+    for options in engines() {
+        for table_bytes in [16 << 20, 64 << 10] {
+            assert_eq!(solver_value(text, &options, table_bytes, true), "draw", "{options:?}");
+        }
+    }
+}

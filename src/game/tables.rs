@@ -49,6 +49,62 @@ pub fn has_line(mask: u16) -> bool {
     HAS_LINE[(mask & FULL_MASK) as usize]
 }
 
+const fn build_completing_table() -> [u16; 512] {
+    let mut table = [0u16; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        let mut completing = 0u16;
+        let mut index = 0;
+        while index < 9 {
+            let bit = 1u16 << index;
+            if mask as u16 & bit == 0 && contains_line(mask as u16 | bit) {
+                completing |= bit;
+            }
+            index += 1;
+        }
+        table[mask] = completing;
+        mask += 1;
+    }
+    table
+}
+
+/// `COMPLETING[m]`: the indices outside the 9-bit mask `m` that would give it a full line.
+static COMPLETING: [u16; 512] = build_completing_table();
+
+/// The indices (cells of a local board, or boards of the big board) not in `mask` whose
+/// addition would complete a line: a player's "one move from a line" squares. Whether those
+/// squares are free is the caller's business.
+#[inline(always)]
+pub fn completing_indices(mask: u16) -> u16 {
+    COMPLETING[(mask & FULL_MASK) as usize]
+}
+
+const fn build_free_line_table() -> [bool; 512] {
+    let mut table = [false; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        let mut i = 0;
+        while i < LINES.len() {
+            if mask as u16 & LINES[i] == 0 {
+                table[mask] = true;
+            }
+            i += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+/// `FREE_LINE[m]` is true when some line of the 3×3 grid avoids every index in `m`.
+static FREE_LINE: [bool; 512] = build_free_line_table();
+
+/// Whether some line avoids every index of the 9-bit mask `blockers` (so a player whose
+/// opponent holds exactly `blockers` could still complete that line).
+#[inline(always)]
+pub fn has_free_line(blockers: u16) -> bool {
+    FREE_LINE[(blockers & FULL_MASK) as usize]
+}
+
 const fn build_open_expansion() -> [u128; 512] {
     let mut table = [0u128; 512];
     let mut mask = 0;
@@ -185,6 +241,25 @@ mod tests {
                 || (0..3).all(|i| at(i, i))
                 || (0..3).all(|i| at(i, 2 - i));
             assert_eq!(has_line(mask), naive, "mask {mask:09b}");
+        }
+    }
+
+    #[test]
+    fn free_line_table_matches_definition() {
+        for mask in 0..512u16 {
+            let expected = LINES.iter().any(|&line| line & mask == 0);
+            assert_eq!(has_free_line(mask), expected, "{mask:09b}");
+        }
+    }
+
+    #[test]
+    fn completing_indices_match_definition() {
+        for mask in 0..512u16 {
+            for index in 0..9 {
+                let bit = 1u16 << index;
+                let expected = mask & bit == 0 && has_line(mask | bit);
+                assert_eq!(completing_indices(mask) & bit != 0, expected, "{mask:09b} {index}");
+            }
         }
     }
 

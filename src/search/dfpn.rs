@@ -3,11 +3,11 @@
 //! The table is only a cache: each call keeps its children's numbers in its own frame, so a
 //! dropped or overwritten entry costs time, never progress or correctness.
 
-use super::numbers::{child_thresholds, select_child, Numbers, INFINITY};
-use super::rules::static_numbers;
+use super::numbers::{child_thresholds, initial_numbers, select_child, Numbers, INFINITY};
+use super::rules::{evaluate, Evaluation};
 use super::table::{Table, TableCounters};
 use super::table_key;
-use crate::game::{Player, Position};
+use crate::game::{Move, MoveSet, Player, Position};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -43,6 +43,17 @@ struct Child {
     key: u64,
     /// The child's numbers for its own side to move.
     numbers: Numbers,
+    /// The child's moves worth searching (empty when it is solved).
+    moves: MoveSet,
+}
+
+/// What is known of a position before searching it.
+#[derive(Clone, Copy, Debug)]
+pub struct Peeked {
+    /// Its numbers for the side to move: static, from the table, or initial estimates.
+    pub numbers: Numbers,
+    /// The moves worth searching (empty when the static rules settle it).
+    pub moves: MoveSet,
 }
 
 /// A single-threaded DFPN searcher for one binary question, over a shared table.
@@ -99,16 +110,65 @@ impl<'a> Dfpn<'a> {
         table_key(pos, self.attacker)
     }
 
-    /// The best knowledge of `pos` without searching: static rules, then the table, then the
-    /// unit numbers.
+    /// The best knowledge of `pos` without searching: static rules, then the table (an entry
+    /// of this question, or one of the other question that shows its attacker wins, which
+    /// settles this one), then initial numbers from the moves worth searching.
     pub fn peek(&mut self, pos: &Position) -> Numbers {
-        if let Some(numbers) = static_numbers(pos, self.attacker) {
-            return numbers;
+        self.peek_moves(pos).numbers
+    }
+
+    /// [`Dfpn::peek`], with the moves worth searching.
+    pub fn peek_moves(&mut self, pos: &Position) -> Peeked {
+        let moves = match evaluate(pos, self.attacker) {
+            Evaluation::Solved(numbers) => {
+                return Peeked {
+                    numbers,
+                    moves: MoveSet::EMPTY,
+                }
+            }
+            Evaluation::Open(moves) => moves,
+        };
+        let numbers = self.table_numbers(pos).unwrap_or_else(|| initial_numbers(moves));
+        Peeked { numbers, moves }
+    }
+
+    /// What the table knows of `pos` for this question. An entry for the other question that
+    /// proves its attacker wins answers this one too: the attacker here cannot win then. Those
+    /// numbers carry over unchanged, because each entry holds numbers for the side to move:
+    /// "the other attacker wins" reads φ = 0 where that attacker is to move (here: the
+    /// defender reaches its goal, also φ = 0) and δ = 0 where it is not (here: the attacker
+    /// to move fails, also δ = 0). Both keys of a position share a bucket (see
+    /// [`table_key`]), so the second lookup reads the same cache line.
+    fn table_numbers(&mut self, pos: &Position) -> Option<Numbers> {
+        let own = self
+            .table
+            .lookup(self.key(pos), &mut self.counters)
+            .map(|found| found.numbers);
+        if own.is_some_and(Numbers::is_solved) {
+            return own;
         }
-        let key = self.key(pos);
-        self.table
-            .lookup(key, &mut self.counters)
-            .map_or(Numbers::UNIT, |found| found.numbers)
+        let other = self.attacker.opponent();
+        let settled = self
+            .table
+            .lookup(table_key(pos, other), &mut self.counters)
+            .map(|found| found.numbers)
+            .filter(|n| {
+                if pos.side_to_move() == other {
+                    n.phi == 0
+                } else {
+                    n.delta == 0
+                }
+            });
+        settled.or(own)
+    }
+
+    /// The moves worth searching at `pos` and each child's numbers (empty when the static
+    /// rules settle `pos`).
+    pub fn children(&mut self, pos: &Position) -> Vec<(Move, Numbers)> {
+        match evaluate(pos, self.attacker) {
+            Evaluation::Solved(_) => Vec::new(),
+            Evaluation::Open(moves) => moves.map(|mv| (mv, self.peek(&pos.play(mv)))).collect(),
+        }
     }
 
     /// The work the table recorded for `pos` (0 if it is not there).
@@ -124,11 +184,12 @@ impl<'a> Dfpn<'a> {
     pub fn search(&mut self, root: &Position, thresholds: Numbers, work_limit: u64) -> Numbers {
         self.stopped = false;
         self.node_budget_end = self.nodes.saturating_add(work_limit.max(1));
-        if let Some(numbers) = static_numbers(root, self.attacker) {
-            return numbers;
-        }
+        let moves = match evaluate(root, self.attacker) {
+            Evaluation::Solved(numbers) => return numbers,
+            Evaluation::Open(moves) => moves,
+        };
         let key = self.key(root);
-        self.mid(root, key, thresholds, 0)
+        self.mid(root, key, moves, thresholds, 0)
     }
 
     /// Searches `root` with no thresholds (to a solution) within `work_limit` MID calls.
@@ -166,7 +227,15 @@ impl<'a> Dfpn<'a> {
 
     /// MID: expands `pos` until its numbers reach a threshold (or work runs out), keeping the
     /// children's numbers in this frame; stores and returns the node's numbers.
-    fn mid(&mut self, pos: &Position, key: u64, thresholds: Numbers, ply: usize) -> Numbers {
+    /// Only `moves` (the moves worth searching, never empty) become children.
+    fn mid(
+        &mut self,
+        pos: &Position,
+        key: u64,
+        moves: MoveSet,
+        thresholds: Numbers,
+        ply: usize,
+    ) -> Numbers {
         let start_nodes = self.nodes;
         self.nodes += 1;
         if self.frames.len() <= ply {
@@ -174,13 +243,14 @@ impl<'a> Dfpn<'a> {
         }
         let mut children = std::mem::take(&mut self.frames[ply]);
         children.clear();
-        for mv in pos.legal_moves() {
+        for mv in moves {
             let child = pos.play(mv);
-            let numbers = self.peek(&child);
+            let peeked = self.peek_moves(&child);
             children.push(Child {
                 pos: child,
                 key: self.key(&child),
-                numbers,
+                numbers: peeked.numbers,
+                moves: peeked.moves,
             });
         }
 
@@ -198,10 +268,12 @@ impl<'a> Dfpn<'a> {
             let Child {
                 pos: child,
                 key: child_key,
+                moves: child_moves,
                 ..
             } = children[best];
             let child_thresholds = child_thresholds(thresholds, &selection, self.epsilon);
-            children[best].numbers = self.mid(&child, child_key, child_thresholds, ply + 1);
+            children[best].numbers =
+                self.mid(&child, child_key, child_moves, child_thresholds, ply + 1);
         }
         self.table
             .store(key, numbers, self.nodes - start_nodes, &mut self.counters);

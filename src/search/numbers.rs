@@ -62,6 +62,17 @@ impl Numbers {
     }
 }
 
+/// The numbers of a position not yet searched, from the moves worth searching there (never
+/// empty): proving needs one good move, disproving needs all of them refuted, so φ = 1 and
+/// δ = the number of moves (df-pn+ style mobility). Any positive estimates keep DFPN sound:
+/// they only steer which leaf is expanded next.
+pub fn initial_numbers(moves: crate::game::MoveSet) -> Numbers {
+    Numbers {
+        phi: 1,
+        delta: moves.len() as u32,
+    }
+}
+
 /// `a + b`, saturating at [`MAX_FINITE`] unless either is ∞.
 pub fn add(a: u32, b: u32) -> u32 {
     if a == INFINITY || b == INFINITY {

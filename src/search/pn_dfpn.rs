@@ -63,7 +63,8 @@ pub struct JobResult {
     pub numbers: Numbers,
     /// MID calls spent.
     pub work: u64,
-    /// Each legal move's square and the child's numbers, in move order.
+    /// Each searched move's square and the child's numbers, in move order (moves that lose
+    /// at once are left out, see `rules::safe_moves`).
     pub children: Vec<(u8, Numbers)>,
     /// Worker time spent, in nanoseconds.
     pub busy_ns: u64,
@@ -394,9 +395,10 @@ pub fn run_job(
     let children = if numbers.is_solved() {
         Vec::new()
     } else {
-        pos.legal_moves()
+        searcher
+            .children(&pos)
             .into_iter()
-            .map(|mv| (mv.square() as u8, searcher.peek(&pos.play(mv))))
+            .map(|(mv, numbers)| (mv.square() as u8, numbers))
             .collect()
     };
     JobResult {

@@ -1,7 +1,9 @@
-//! Sound static rules: facts about a position that settle a binary question without search.
+//! Sound static rules: facts about a position that settle a binary question without search,
+//! and the moves a search must still look at.
 //!
-//! Each rule is a plain consequence of the game's rules, and tests check the solver against
-//! the oracle on thousands of positions with the rules in use:
+//! Each rule is a plain consequence of the game's rules (the proofs are in the doc comments);
+//! tests check each rule's own claim against the independent oracle on thousands of
+//! positions, and the solver with the rules in use against the oracle's values.
 //!
 //! * **Finished game**: the outcome decides.
 //! * **Immediate win**: if the side to move can complete a line of won boards with one legal
@@ -10,10 +12,23 @@
 //! * **Dead attacker**: if no line of the big board can still become all the attacker's (every
 //!   line holds a board won by the opponent, drawn, or with every local line blocked by an
 //!   opponent stone), the attacker can never win.
+//! * **Every move loses at once**: if each legal move lets the opponent complete a line of won
+//!   boards on the next move, the opponent wins ([`safe_moves`] is empty).
+//! * **Moves that lose at once are never searched**: with at least one safe move left, the
+//!   others cannot change the node's value ([`safe_moves`]).
 
 use super::numbers::Numbers;
-use crate::game::tables::{has_line, FULL_MASK, LINES};
-use crate::game::{Move, Outcome, Player, Position};
+use crate::game::tables::{completing_indices, has_free_line, has_line, FULL_MASK};
+use crate::game::{Move, MoveSet, Outcome, Player, Position};
+
+/// What the static rules say about a position, for one binary question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evaluation {
+    /// Settled: the numbers for the side to move (proved or disproved).
+    Solved(Numbers),
+    /// Search is needed; these are the moves worth searching (never empty).
+    Open(MoveSet),
+}
 
 /// Whether the side to move reaches its goal in the question "does `attacker` win?": the
 /// attacker's goal is to win, the defender's is to keep the attacker from winning.
@@ -25,52 +40,152 @@ fn goal_numbers(pos: &Position, attacker: Player, attacker_wins: bool) -> Number
     }
 }
 
-/// The numbers of a position whose answer to "does `attacker` win?" is known without search,
-/// for the side to move; `None` when search is needed.
-pub fn static_numbers(pos: &Position, attacker: Player) -> Option<Numbers> {
+/// Applies every static rule to `pos` for the question "does `attacker` win?".
+///
+/// Immediate win comes first: it settles the node for the side to move whoever attacks. The
+/// dead-attacker test needs no move generation. Last, if no legal move is safe, the opponent
+/// wins on its next move whatever the side to move does: winning is the opponent's goal both
+/// as attacker and as defender (a defender that wins has kept the attacker from winning), so
+/// the side to move fails its goal and the node is disproved for it.
+pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
     match pos.outcome() {
-        Outcome::Won(winner) => return Some(goal_numbers(pos, attacker, winner == attacker)),
-        Outcome::Draw => return Some(goal_numbers(pos, attacker, false)),
+        Outcome::Won(winner) => {
+            return Evaluation::Solved(goal_numbers(pos, attacker, winner == attacker))
+        }
+        Outcome::Draw => return Evaluation::Solved(goal_numbers(pos, attacker, false)),
         Outcome::InPlay => {}
     }
     if immediate_win(pos).is_some() {
-        return Some(Numbers::PROVED);
+        return Evaluation::Solved(Numbers::PROVED);
     }
     if !can_still_win(pos, attacker) {
-        return Some(goal_numbers(pos, attacker, false));
+        return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
-    None
+    let safe = safe_moves(pos);
+    if safe.is_empty() {
+        return Evaluation::Solved(Numbers::DISPROVED);
+    }
+    Evaluation::Open(safe)
 }
 
-/// A move that wins the game at once for the side to move, if there is one.
+/// The numbers of a position whose answer to "does `attacker` win?" is known without search,
+/// for the side to move; `None` when search is needed.
+pub fn static_numbers(pos: &Position, attacker: Player) -> Option<Numbers> {
+    match evaluate(pos, attacker) {
+        Evaluation::Solved(numbers) => Some(numbers),
+        Evaluation::Open(_) => None,
+    }
+}
+
+/// The open boards in which `player` would win the game with one move if it were to move
+/// there: boards that complete a line of its won boards and hold an empty cell completing a
+/// local line of its stones.
+///
+/// Playing that cell wins the local board (three of its stones in a line), which adds the
+/// board to its won boards and so completes the big line; nothing else can.
+pub fn winning_boards(pos: &Position, player: Player) -> u16 {
+    let open = FULL_MASK & !pos.closed_boards();
+    let mut candidates = completing_indices(pos.won_boards(player)) & open;
+    let mut boards = 0;
+    while candidates != 0 {
+        let board = candidates.trailing_zeros() as usize;
+        candidates &= candidates - 1;
+        if winning_cells(pos, player, board) != 0 {
+            boards |= 1 << board;
+        }
+    }
+    boards
+}
+
+/// The empty cells of `board` that complete a local line for `player`.
+fn winning_cells(pos: &Position, player: Player, board: usize) -> u16 {
+    completing_indices(pos.local_cells(player, board)) & !pos.local_occupied(board) & FULL_MASK
+}
+
+/// The boards the side to move may play in (none when the game is over).
+fn playable_boards(pos: &Position) -> u16 {
+    if pos.is_over() {
+        return 0;
+    }
+    match pos.target_board() {
+        Some(board) => 1 << board,
+        None => FULL_MASK & !pos.closed_boards(),
+    }
+}
+
+/// A move that wins the game at once for the side to move, if there is one: a winning cell
+/// (see [`winning_boards`]) in a board it may play in.
 pub fn immediate_win(pos: &Position) -> Option<Move> {
     let me = pos.side_to_move();
-    let won = pos.won_boards(me);
-    let allowed = match pos.target_board() {
-        Some(board) => 1u16 << board,
-        None => FULL_MASK & !pos.closed_boards(),
-    };
-    let mut deciding = allowed & !pos.closed_boards();
-    while deciding != 0 {
-        let board = deciding.trailing_zeros() as usize;
-        deciding &= deciding - 1;
-        if !has_line(won | 1 << board) {
-            continue;
-        }
-        let mine = pos.local_cells(me, board);
-        let mut empty = FULL_MASK & !pos.local_occupied(board);
-        while empty != 0 {
-            let cell = empty.trailing_zeros() as usize;
-            empty &= empty - 1;
-            if has_line(mine | 1 << cell) {
-                return Some(Move::new(board, cell));
-            }
-        }
+    let boards = winning_boards(pos, me) & playable_boards(pos);
+    if boards == 0 {
+        return None;
     }
-    None
+    let board = boards.trailing_zeros() as usize;
+    let cell = winning_cells(pos, me, board).trailing_zeros() as usize;
+    Some(Move::new(board, cell))
 }
 
-/// Whether `player` could still complete a line of won boards, ignoring whose turn it is.
+/// The legal moves after which the opponent cannot win the game with its next move.
+///
+/// Proof that a move `m` in cell `c` of board `B` is classified exactly: the move changes only
+/// board `B` (one more stone of the mover; `B` may become won by the mover or full, and then
+/// closed). If it completes the mover's big line, or closes the last open board, the game ends
+/// without an opponent win: safe. Otherwise the opponent wins at once iff it may play in one of
+/// its winning boards after the move (see [`winning_boards`]). Those are the winning boards
+/// before the move, except that `B` drops out if it closed or if `c` was the opponent's only
+/// winning cell in it; no board is added, since the opponent's stones and won boards are
+/// unchanged and empty cells only become fewer. The opponent is sent to board `c`, or may play
+/// in every open board when `c` is closed after the move (which includes `c = B` when `B`
+/// just closed).
+pub fn safe_moves(pos: &Position) -> MoveSet {
+    let legal = pos.legal_moves();
+    let threats = winning_boards(pos, pos.side_to_move().opponent());
+    if threats == 0 {
+        return legal;
+    }
+    MoveSet(
+        legal
+            .filter(|&mv| !hands_over_a_win(pos, mv, threats))
+            .fold(0u128, |safe, mv| safe | 1u128 << mv.square()),
+    )
+}
+
+/// Whether the opponent can win at once after the side to move plays `mv`, given the
+/// opponent's winning boards before the move (`threats`). See [`safe_moves`] for the proof.
+fn hands_over_a_win(pos: &Position, mv: Move, threats: u16) -> bool {
+    let me = pos.side_to_move();
+    let (board, cell) = (mv.board(), mv.cell());
+    let board_bit = 1u16 << board;
+    let mine = pos.local_cells(me, board) | 1 << cell;
+    let occupied = pos.local_occupied(board) | 1 << cell;
+    let wins_board = has_line(mine);
+    if wins_board && has_line(pos.won_boards(me) | board_bit) {
+        return false;
+    }
+    let closes = wins_board || occupied == FULL_MASK;
+    let closed = pos.closed_boards() | if closes { board_bit } else { 0 };
+    if closed == FULL_MASK {
+        return false;
+    }
+    let mut threats_after = threats;
+    if threats & board_bit != 0 {
+        let still_winning =
+            completing_indices(pos.local_cells(me.opponent(), board)) & !occupied & FULL_MASK;
+        if closes || still_winning == 0 {
+            threats_after &= !board_bit;
+        }
+    }
+    if closed & (1 << cell) != 0 {
+        threats_after != 0
+    } else {
+        threats_after & (1 << cell) != 0
+    }
+}
+
+/// Whether `player` could still complete a line of won boards, ignoring whose turn it is: some
+/// line of the big board consists of boards it has won and open boards in which some local
+/// line holds no opponent stone.
 pub fn can_still_win(pos: &Position, player: Player) -> bool {
     let opponent = player.opponent();
     let mut possible = pos.won_boards(player);
@@ -78,8 +193,7 @@ pub fn can_still_win(pos: &Position, player: Player) -> bool {
     while open != 0 {
         let board = open.trailing_zeros() as usize;
         open &= open - 1;
-        let theirs = pos.local_cells(opponent, board);
-        if LINES.iter().any(|&line| line & theirs == 0) {
+        if has_free_line(pos.local_cells(opponent, board)) {
             possible |= 1 << board;
         }
     }

@@ -36,7 +36,8 @@ pub const MIN_BUCKETS: usize = 1024;
 pub const FILE_HEADER_BYTES: usize = 4096;
 
 const FILE_MAGIC: &[u8; 8] = b"UTTT-TT\0";
-const FILE_VERSION: u32 = 1;
+/// Version 2: the key of "does O win?" entries changed (see `search::table_key`).
+const FILE_VERSION: u32 = 2;
 /// Describes the entry layout in the header, so a file of another layout is refused.
 const FILE_LAYOUT: u32 = (BUCKET_BYTES as u32) << 16 | (ENTRIES_PER_BUCKET as u32) << 8 | 16;
 

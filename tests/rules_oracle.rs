@@ -1,0 +1,163 @@
+//! The static rules' own claims, checked against the independent oracle board: which moves
+//! hand the opponent an immediate game win, which positions the rules settle and how, and
+//! the hand-made positions where the earlier public solver's unsound rule goes wrong.
+mod common;
+use common::oracle::{oracle_value, Mark, OracleBoard};
+use uttt::game::{format_position, parse_position, Player, Position, Rng};
+use uttt::search::rules::{evaluate, immediate_win, safe_moves, winning_boards, Evaluation};
+use uttt::search::Numbers;
+
+/// Positions of seeded random playouts at every ply (finished games left out), `count` in all.
+fn positions_across_plies(count: usize, seed: u64) -> Vec<Position> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut pos = Position::start();
+        while let Some(mv) = rng.legal_move(&pos) {
+            out.push(pos);
+            pos = pos.play(mv);
+        }
+    }
+    out.truncate(count);
+    out
+}
+
+/// +1 / -1 as the oracle board reports a win for `player`.
+fn result_of(player: Player) -> i32 {
+    match player {
+        Player::X => 1,
+        Player::O => -1,
+    }
+}
+
+/// By the oracle board alone: after `(board, cell)`, can the player who replies win the game
+/// with its next move?
+fn oracle_hands_over_a_win(before: &OracleBoard, board: usize, cell: usize, mover: Player) -> bool {
+    let after = before.play(board, cell);
+    if after.result().is_some() {
+        return false;
+    }
+    let opponent = result_of(mover.opponent());
+    after
+        .moves()
+        .into_iter()
+        .any(|(b, c)| after.play(b, c).result() == Some(opponent))
+}
+
+#[test]
+fn safe_moves_are_exactly_the_moves_that_do_not_hand_over_a_win() {
+    let mut unsafe_seen = 0;
+    let mut all_unsafe_seen = 0;
+    for pos in positions_across_plies(12_000, 91) {
+        let text = format_position(&pos);
+        let board = OracleBoard::parse(&text);
+        let safe = safe_moves(&pos);
+        let mover = pos.side_to_move();
+        for mv in pos.legal_moves() {
+            let hands_over = oracle_hands_over_a_win(&board, mv.board(), mv.cell(), mover);
+            assert_eq!(!safe.contains(mv), hands_over, "{text} move {mv}");
+            unsafe_seen += usize::from(hands_over);
+        }
+        assert!(safe.0 & !pos.legal_moves().0 == 0, "{text}: a safe move is illegal");
+        all_unsafe_seen += usize::from(safe.is_empty());
+    }
+    // The check must have met both kinds of move and whole positions without a safe move.
+    assert!(unsafe_seen > 1000, "only {unsafe_seen} unsafe moves met");
+    assert!(all_unsafe_seen > 50, "only {all_unsafe_seen} positions with no safe move");
+}
+
+#[test]
+fn winning_boards_are_where_one_move_wins_the_game() {
+    for pos in positions_across_plies(12_000, 92) {
+        let text = format_position(&pos);
+        let board = OracleBoard::parse(&text);
+        for player in [Player::X, Player::O] {
+            let mut expected = 0u16;
+            for b in (0..9).filter(|&b| board.boards[b] == Mark::Empty) {
+                for c in (0..9).filter(|&c| board.cells[b][c] == Mark::Empty) {
+                    let mut placed = board.clone();
+                    placed.x_to_move = player == Player::X;
+                    let after = placed.play(b, c);
+                    if after.result() == Some(result_of(player)) {
+                        expected |= 1 << b;
+                    }
+                }
+            }
+            assert_eq!(winning_boards(&pos, player), expected, "{text} {player}");
+        }
+        if let Some(win) = immediate_win(&pos) {
+            let after = board.play(win.board(), win.cell());
+            assert_eq!(after.result(), Some(result_of(pos.side_to_move())), "{text}");
+        }
+    }
+}
+
+/// What a settled evaluation claims about the game value, as the oracle writes values.
+fn claimed_value(pos: &Position, attacker: Player, numbers: Numbers) -> (bool, &'static str) {
+    let side_reaches_goal = numbers == Numbers::PROVED;
+    assert!(side_reaches_goal || numbers == Numbers::DISPROVED);
+    let attacker_wins = side_reaches_goal == (pos.side_to_move() == attacker);
+    (attacker_wins, if attacker == Player::X { "X" } else { "O" })
+}
+
+#[test]
+fn settled_evaluations_agree_with_the_oracle() {
+    // Late positions, where the oracle is quick; both questions for each.
+    let mut rng = Rng::new(93);
+    let mut settled = 0;
+    let mut no_safe_move = 0;
+    let mut checked = 0;
+    while checked < 10_000 {
+        let plies = 45 + rng.below(25);
+        let moves = rng.playout(&Position::start(), plies);
+        let pos = moves.iter().fold(Position::start(), |p, &m| p.play(m));
+        if pos.is_over() {
+            continue;
+        }
+        checked += 1;
+        let text = format_position(&pos);
+        let mut value = None;
+        for attacker in [Player::X, Player::O] {
+            if let Evaluation::Solved(numbers) = evaluate(&pos, attacker) {
+                settled += 1;
+                no_safe_move += usize::from(
+                    safe_moves(&pos).is_empty() && immediate_win(&pos).is_none(),
+                );
+                let (attacker_wins, name) = claimed_value(&pos, attacker, numbers);
+                let value = *value.get_or_insert_with(|| oracle_value(&text));
+                assert_eq!(value == name, attacker_wins, "{text} attacker {attacker}");
+            }
+        }
+    }
+    assert!(settled > 2000, "only {settled} settled evaluations");
+    assert!(no_safe_move > 100, "only {no_safe_move} settled by no safe move");
+}
+
+#[test]
+fn moves_that_close_win_or_block_are_not_taken_for_losing() {
+    // The earlier public solver calls this an X win: it takes every move that sends O to a
+    // closed board or to one of O's critical boards for a loss. It is a draw.
+    let text =
+        "X;X.X.X@OXO;OXXOXOXOO/XOXOXO..O/X..X.OXO./O.OXOO.OX/X...XX.OX/OXOXOX..X/O...O...O/X.XX..X../X.OXOOO.X";
+    let pos = parse_position(text).unwrap();
+    assert_eq!(oracle_value(text), "draw");
+    let board = OracleBoard::parse(text);
+    for mv in pos.legal_moves() {
+        let hands_over = oracle_hands_over_a_win(&board, mv.board(), mv.cell(), Player::X);
+        assert_eq!(!safe_moves(&pos).contains(mv), hands_over, "{mv}");
+    }
+    // Hand-made: O has won boards a and b, so c completes its top row, and O's cell cf would
+    // win c. X is sent to c. "cc" wins c for X and sends O to the now closed c (a free move),
+    // but c was O's only winning board: safe. "cf" blocks O's winning cell: safe. A rule that
+    // calls every move to a closed or critical board losing gets both wrong.
+    let text = "X;OO@......;OOO....../...OOO.../XX.OO..../X.......X/X.......X/X.......X/........./........./.........";
+    let pos = parse_position(text).unwrap();
+    assert_eq!(winning_boards(&pos, Player::O), 1 << 2);
+    assert_eq!(winning_boards(&pos, Player::X), 0);
+    let board = OracleBoard::parse(text);
+    for name in ["cc", "cf"] {
+        let mv = uttt::game::parse_move(name).unwrap();
+        assert!(safe_moves(&pos).contains(mv), "{name}");
+        assert!(!oracle_hands_over_a_win(&board, mv.board(), mv.cell(), Player::X));
+    }
+}
