@@ -4,7 +4,9 @@
 mod common;
 use common::oracle::{oracle_value, Mark, OracleBoard};
 use uttt::game::{format_position, parse_position, Player, Position, Rng};
-use uttt::search::rules::{evaluate, immediate_win, safe_moves, winning_boards, Evaluation};
+use uttt::search::rules::{
+    evaluate, immediate_win, safe_moves, win_in_two, winning_boards, Evaluation,
+};
 use uttt::search::Numbers;
 
 /// Positions of seeded random playouts at every ply (finished games left out), `count` in all.
@@ -58,12 +60,58 @@ fn safe_moves_are_exactly_the_moves_that_do_not_hand_over_a_win() {
             assert_eq!(!safe.contains(mv), hands_over, "{text} move {mv}");
             unsafe_seen += usize::from(hands_over);
         }
-        assert!(safe.0 & !pos.legal_moves().0 == 0, "{text}: a safe move is illegal");
+        assert!(
+            safe.0 & !pos.legal_moves().0 == 0,
+            "{text}: a safe move is illegal"
+        );
         all_unsafe_seen += usize::from(safe.is_empty());
     }
     // The check must have met both kinds of move and whole positions without a safe move.
     assert!(unsafe_seen > 1000, "only {unsafe_seen} unsafe moves met");
-    assert!(all_unsafe_seen > 50, "only {all_unsafe_seen} positions with no safe move");
+    assert!(
+        all_unsafe_seen > 50,
+        "only {all_unsafe_seen} positions with no safe move"
+    );
+}
+
+/// By the oracle board alone: after `(board, cell)` the game goes on, and every reply lets
+/// the mover win the game with its next move.
+fn oracle_wins_in_two(before: &OracleBoard, board: usize, cell: usize, mover: Player) -> bool {
+    let after = before.play(board, cell);
+    if after.result().is_some() {
+        return false;
+    }
+    let mine = result_of(mover);
+    after.moves().into_iter().all(|(b, c)| {
+        let reply = after.play(b, c);
+        reply.result().is_none()
+            && reply
+                .moves()
+                .into_iter()
+                .any(|(b2, c2)| reply.play(b2, c2).result() == Some(mine))
+    })
+}
+
+#[test]
+fn win_in_two_finds_exactly_the_forcing_safe_moves() {
+    let mut found = 0;
+    for pos in positions_across_plies(12_000, 94) {
+        let text = format_position(&pos);
+        let board = OracleBoard::parse(&text);
+        let mover = pos.side_to_move();
+        let safe = safe_moves(&pos);
+        let forcing: Vec<_> = safe
+            .filter(|mv| oracle_wins_in_two(&board, mv.board(), mv.cell(), mover))
+            .collect();
+        match win_in_two(&pos, safe) {
+            Some(mv) => {
+                found += 1;
+                assert!(forcing.contains(&mv), "{text}: {mv} does not force a win");
+            }
+            None => assert!(forcing.is_empty(), "{text}: missed {:?}", forcing),
+        }
+    }
+    assert!(found > 200, "only {found} wins in two met");
 }
 
 #[test]
@@ -87,7 +135,11 @@ fn winning_boards_are_where_one_move_wins_the_game() {
         }
         if let Some(win) = immediate_win(&pos) {
             let after = board.play(win.board(), win.cell());
-            assert_eq!(after.result(), Some(result_of(pos.side_to_move())), "{text}");
+            assert_eq!(
+                after.result(),
+                Some(result_of(pos.side_to_move())),
+                "{text}"
+            );
         }
     }
 }
@@ -120,9 +172,8 @@ fn settled_evaluations_agree_with_the_oracle() {
         for attacker in [Player::X, Player::O] {
             if let Evaluation::Solved(numbers) = evaluate(&pos, attacker) {
                 settled += 1;
-                no_safe_move += usize::from(
-                    safe_moves(&pos).is_empty() && immediate_win(&pos).is_none(),
-                );
+                no_safe_move +=
+                    usize::from(safe_moves(&pos).is_empty() && immediate_win(&pos).is_none());
                 let (attacker_wins, name) = claimed_value(&pos, attacker, numbers);
                 let value = *value.get_or_insert_with(|| oracle_value(&text));
                 assert_eq!(value == name, attacker_wins, "{text} attacker {attacker}");
@@ -130,7 +181,10 @@ fn settled_evaluations_agree_with_the_oracle() {
         }
     }
     assert!(settled > 2000, "only {settled} settled evaluations");
-    assert!(no_safe_move > 100, "only {no_safe_move} settled by no safe move");
+    assert!(
+        no_safe_move > 100,
+        "only {no_safe_move} settled by no safe move"
+    );
 }
 
 #[test]
@@ -158,6 +212,11 @@ fn moves_that_close_win_or_block_are_not_taken_for_losing() {
     for name in ["cc", "cf"] {
         let mv = uttt::game::parse_move(name).unwrap();
         assert!(safe_moves(&pos).contains(mv), "{name}");
-        assert!(!oracle_hands_over_a_win(&board, mv.board(), mv.cell(), Player::X));
+        assert!(!oracle_hands_over_a_win(
+            &board,
+            mv.board(),
+            mv.cell(),
+            Player::X
+        ));
     }
 }

@@ -129,7 +129,11 @@ fn every_engine_finds_the_draw_the_earlier_solver_calls_a_win() {
     assert_eq!(common::oracle::oracle_value(text), "draw");
     for options in engines() {
         for table_bytes in [16 << 20, 64 << 10] {
-            assert_eq!(solver_value(text, &options, table_bytes, true), "draw", "{options:?}");
+            assert_eq!(
+                solver_value(text, &options, table_bytes, true),
+                "draw",
+                "{options:?}"
+            );
         }
     }
 }

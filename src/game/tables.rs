@@ -258,7 +258,11 @@ mod tests {
             for index in 0..9 {
                 let bit = 1u16 << index;
                 let expected = mask & bit == 0 && has_line(mask | bit);
-                assert_eq!(completing_indices(mask) & bit != 0, expected, "{mask:09b} {index}");
+                assert_eq!(
+                    completing_indices(mask) & bit != 0,
+                    expected,
+                    "{mask:09b} {index}"
+                );
             }
         }
     }

@@ -128,7 +128,9 @@ impl<'a> Dfpn<'a> {
             }
             Evaluation::Open(moves) => moves,
         };
-        let numbers = self.table_numbers(pos).unwrap_or_else(|| initial_numbers(moves));
+        let numbers = self
+            .table_numbers(pos)
+            .unwrap_or_else(|| initial_numbers(moves));
         Peeked { numbers, moves }
     }
 

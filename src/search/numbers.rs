@@ -63,13 +63,15 @@ impl Numbers {
 }
 
 /// The numbers of a position not yet searched, from the moves worth searching there (never
-/// empty): proving needs one good move, disproving needs all of them refuted, so φ = 1 and
-/// δ = the number of moves (df-pn+ style mobility). Any positive estimates keep DFPN sound:
-/// they only steer which leaf is expanded next.
+/// empty): proving needs one good move, disproving needs all of them refuted, so φ = 1 and δ
+/// grows with the number of moves (df-pn+ style mobility). δ = 2·moves measured best on
+/// `positions/midgame.txt` (1·moves took 1.12×, 4·moves 1.10×, 1 (no mobility) 3.3× the
+/// time, geometric means). Any positive estimates keep DFPN sound: they only steer which
+/// leaf is expanded next.
 pub fn initial_numbers(moves: crate::game::MoveSet) -> Numbers {
     Numbers {
         phi: 1,
-        delta: moves.len() as u32,
+        delta: 2 * moves.len() as u32,
     }
 }
 

@@ -14,6 +14,8 @@
 //!   opponent stone), the attacker can never win.
 //! * **Every move loses at once**: if each legal move lets the opponent complete a line of won
 //!   boards on the next move, the opponent wins ([`safe_moves`] is empty).
+//! * **Win in two**: a safe move after which every reply lets the side to move win at once
+//!   ([`win_in_two`]).
 //! * **Moves that lose at once are never searched**: with at least one safe move left, the
 //!   others cannot change the node's value ([`safe_moves`]).
 
@@ -43,10 +45,13 @@ fn goal_numbers(pos: &Position, attacker: Player, attacker_wins: bool) -> Number
 /// Applies every static rule to `pos` for the question "does `attacker` win?".
 ///
 /// Immediate win comes first: it settles the node for the side to move whoever attacks. The
-/// dead-attacker test needs no move generation. Last, if no legal move is safe, the opponent
+/// dead-attacker test needs no move generation. Then, if no legal move is safe, the opponent
 /// wins on its next move whatever the side to move does: winning is the opponent's goal both
 /// as attacker and as defender (a defender that wins has kept the attacker from winning), so
-/// the side to move fails its goal and the node is disproved for it.
+/// the side to move fails its goal and the node is disproved for it. Last, a win in two
+/// proves the node; it is only looked for when the side to move already has a winning board
+/// it cannot reach this move, because looking everywhere cost more time than it saved
+/// (1.28× on `positions/midgame.txt`, against 0.88× with this restriction).
 pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
     match pos.outcome() {
         Outcome::Won(winner) => {
@@ -64,6 +69,9 @@ pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
     let safe = safe_moves(pos);
     if safe.is_empty() {
         return Evaluation::Solved(Numbers::DISPROVED);
+    }
+    if winning_boards(pos, pos.side_to_move()) != 0 && win_in_two(pos, safe).is_some() {
+        return Evaluation::Solved(Numbers::PROVED);
     }
     Evaluation::Open(safe)
 }
@@ -181,6 +189,33 @@ fn hands_over_a_win(pos: &Position, mv: Move, threats: u16) -> bool {
     } else {
         threats_after & (1 << cell) != 0
     }
+}
+
+/// A move after which every reply lets the side to move win the game at once, if there is
+/// one among `safe` (the side to move's [`safe_moves`]).
+///
+/// Proof: after such a move `m` the game is still in play (so the opponent must reply), the
+/// opponent cannot win at once (`m` is safe), and [`safe_moves`] of the position after `m`
+/// is empty: every legal reply hands the side to move a move that completes its line of won
+/// boards. Whatever the opponent does, the side to move wins on its next move; a win meets
+/// its goal as attacker or as defender.
+pub fn win_in_two(pos: &Position, safe: MoveSet) -> Option<Move> {
+    safe.into_iter().find(|&mv| {
+        let after = pos.play(mv);
+        !after.is_over() && !has_safe_move(&after)
+    })
+}
+
+/// Whether [`safe_moves`] is non-empty, stopping at the first safe move.
+fn has_safe_move(pos: &Position) -> bool {
+    let legal = pos.legal_moves();
+    let threats = winning_boards(pos, pos.side_to_move().opponent());
+    if threats == 0 {
+        return !legal.is_empty();
+    }
+    legal
+        .into_iter()
+        .any(|mv| !hands_over_a_win(pos, mv, threats))
 }
 
 /// Whether `player` could still complete a line of won boards, ignoring whose turn it is: some
