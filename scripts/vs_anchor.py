@@ -31,9 +31,9 @@ def run_timed(cmd, env=None, limit=None):
     return time.monotonic() - began, out
 
 
-def uttt_solve(args, position, attacker=None):
-    cmd = [args.uttt, "solve", position, "--json", "--quiet", "--threads", str(args.threads),
-           "--table-mem", args.table_mem, "--time-limit", f"{args.limit}s"]
+def uttt_solve(args, position, attacker=None, binary=None):
+    cmd = [binary or args.uttt, "solve", position, "--json", "--quiet", "--threads", str(args.threads),
+           "--table-mem", args.table_mem, "--time-limit", f"{args.limit:g}s"]
     if attacker:
         cmd += ["--attacker", attacker]
     wall, out = run_timed(cmd, limit=args.limit)
@@ -50,7 +50,7 @@ def anchor_solve(args, position, noeval):
     if noeval:
         env["ANCHOR_NOEVAL"] = "1"
     cmd = [args.anchor, "analyze", "--engine=pn-dfpn", f"--threads={args.threads}",
-           f"--table-mem={args.table_mem}", f"--limit={args.limit}s", position]
+           f"--table-mem={args.table_mem}", f"--limit={args.limit:g}s", position]
     wall, out = run_timed(cmd, env=env, limit=args.limit)
     for word in out.split():
         if word.startswith("result="):
@@ -85,6 +85,8 @@ def main():
     parser.add_argument("--table-mem", default="256M")
     parser.add_argument("--uttt", default="target/release/uttt")
     parser.add_argument("--anchor", default=os.environ.get("ANCHOR", "../shared/anchor/ultimattt"))
+    parser.add_argument("--baseline", help="another uttt binary (e.g. an earlier build) to time "
+                        "alongside, for before/after ratios from the same run")
     parser.add_argument("--json", action="store_true", help="one JSON object per position")
     args = parser.parse_args()
 
@@ -104,17 +106,30 @@ def main():
                "noeval": vn, "noeval_s": tn}
         if v3 == "draw":
             row["other_binary_s"] = uttt_solve(args, position, attacker=other)[0]
+        if args.baseline:
+            row["base_s"], row["base"] = uttt_solve(args, position, binary=args.baseline)
+            row["base_binary_s"], row["base_binary"] = uttt_solve(
+                args, position, attacker=side, binary=args.baseline)
         rows.append(row)
         if args.json:
             print(json.dumps(row), flush=True)
         else:
+            base = f"  baseline {row['base_s']:.2f} {row['base_binary_s']:.2f} {row['base']}" \
+                if args.baseline else ""
             print(f"{i:>3} {expected or '?':>6} {t3:7.2f} {tb:7.2f} {ta:7.2f} {tn:7.2f}  "
-                  f"{v3} / {va} / {vn}", flush=True)
+                  f"{v3} / {va} / {vn}{base}", flush=True)
 
     problems = []
     for r in rows:
         uttt_wins = {"win": True, "loss": False, "draw": False}.get(r["uttt"])
-        for name in ("anchor", "noeval"):
+        for name in ("anchor", "noeval", "base"):
+            if name not in r:
+                continue
+            if name == "base":
+                if settled(r["base"]) and settled(r["uttt"]) and r["base"] != r["uttt"]:
+                    problems.append(f"line {r['line']}: uttt says {r['uttt']}, the baseline "
+                                    f"says {r['base']}: {r['position']}")
+                continue
             if uttt_wins is not None and settled(r[name]) and (r[name] == "win") != uttt_wins:
                 problems.append(f"line {r['line']}: uttt says {r['uttt']}, anchor ({name}) "
                                 f"says {r[name]}: {r['position']}")
@@ -129,10 +144,10 @@ def main():
         pairs = [r[mine] / r[theirs] for r in rows if mine_ok(r) and theirs_ok(r)]
         return geomean(pairs), len(pairs)
 
+    kinds = ("uttt", "binary", "anchor", "noeval") + (("base", "base_binary") if args.baseline else ())
     summary = {
         "positions": len(rows),
-        "settled": {k: sum(settled(r[k]) for r in rows)
-                    for k in ("uttt", "binary", "anchor", "noeval")},
+        "settled": {k: sum(settled(r[k]) for r in rows) for k in kinds},
     }
     for name in ("anchor", "noeval"):
         summary[f"three_valued_vs_{name}"] = ratio(
@@ -140,6 +155,16 @@ def main():
         summary[f"binary_vs_{name}"] = ratio(
             "binary_s", f"{name}_s", lambda r: settled(r["binary"]),
             lambda r, n=name: settled(r[n]))
+    if args.baseline:
+        summary["three_valued_vs_baseline"] = ratio(
+            "uttt_s", "base_s", lambda r: settled(r["uttt"]), lambda r: settled(r["base"]))
+        summary["binary_vs_baseline"] = ratio(
+            "binary_s", "base_binary_s", lambda r: settled(r["binary"]),
+            lambda r: settled(r["base_binary"]))
+        for name in ("anchor", "noeval"):
+            summary[f"baseline_three_valued_vs_{name}"] = ratio(
+                "base_s", f"{name}_s", lambda r: settled(r["base"]),
+                lambda r, n=name: settled(r[n]))
     draws = [r for r in rows if "other_binary_s" in r]
     summary["draw_cost"] = [
         {"line": r["line"], "three_valued_s": round(r["uttt_s"], 2),
@@ -150,11 +175,9 @@ def main():
     if args.json:
         print(json.dumps({"type": "summary", **summary}))
     else:
-        print(f"\nsettled of {len(rows)}: uttt {summary['settled']['uttt']}, uttt binary "
-              f"{summary['settled']['binary']}, anchor {summary['settled']['anchor']}, "
-              f"anchor noeval {summary['settled']['noeval']}")
-        for key in ("three_valued_vs_noeval", "three_valued_vs_anchor", "binary_vs_noeval",
-                    "binary_vs_anchor"):
+        print(f"\nsettled of {len(rows)}: " + ", ".join(
+            f"{k} {v}" for k, v in summary["settled"].items()))
+        for key in [k for k in summary if "_vs_" in k]:
             value, n = summary[key]
             print(f"{key}: {value:.3f}x (geometric mean over {n} positions)")
         for d in summary["draw_cost"]:

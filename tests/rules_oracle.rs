@@ -5,7 +5,7 @@ mod common;
 use common::oracle::{oracle_value, Mark, OracleBoard};
 use uttt::game::{format_position, parse_position, Player, Position, Rng};
 use uttt::search::rules::{
-    evaluate, immediate_win, safe_moves, win_in_two, winning_boards, Evaluation,
+    can_still_win, evaluate, immediate_win, safe_moves, win_in_two, winning_boards, Evaluation,
 };
 use uttt::search::Numbers;
 
@@ -116,6 +116,7 @@ fn win_in_two_finds_exactly_the_forcing_safe_moves() {
 
 #[test]
 fn winning_boards_are_where_one_move_wins_the_game() {
+    let mut with_winning_boards = 0;
     for pos in positions_across_plies(12_000, 92) {
         let text = format_position(&pos);
         let board = OracleBoard::parse(&text);
@@ -132,6 +133,7 @@ fn winning_boards_are_where_one_move_wins_the_game() {
                 }
             }
             assert_eq!(winning_boards(&pos, player), expected, "{text} {player}");
+            with_winning_boards += usize::from(expected != 0);
         }
         if let Some(win) = immediate_win(&pos) {
             let after = board.play(win.board(), win.cell());
@@ -152,12 +154,24 @@ fn claimed_value(pos: &Position, attacker: Player, numbers: Numbers) -> (bool, &
     (attacker_wins, if attacker == Player::X { "X" } else { "O" })
 }
 
+/// Which rule settles a position for `attacker`, restating `evaluate`'s order.
+fn settling_rule(pos: &Position, attacker: Player) -> &'static str {
+    if immediate_win(pos).is_some() {
+        "immediate win"
+    } else if !can_still_win(pos, attacker) {
+        "dead attacker"
+    } else if safe_moves(pos).is_empty() {
+        "no safe move"
+    } else {
+        "win in two"
+    }
+}
+
 #[test]
 fn settled_evaluations_agree_with_the_oracle() {
     // Late positions, where the oracle is quick; both questions for each.
     let mut rng = Rng::new(93);
-    let mut settled = 0;
-    let mut no_safe_move = 0;
+    let mut fired = std::collections::BTreeMap::<&str, usize>::new();
     let mut checked = 0;
     while checked < 10_000 {
         let plies = 45 + rng.below(25);
@@ -171,20 +185,23 @@ fn settled_evaluations_agree_with_the_oracle() {
         let mut value = None;
         for attacker in [Player::X, Player::O] {
             if let Evaluation::Solved(numbers) = evaluate(&pos, attacker) {
-                settled += 1;
-                no_safe_move +=
-                    usize::from(safe_moves(&pos).is_empty() && immediate_win(&pos).is_none());
+                *fired.entry(settling_rule(&pos, attacker)).or_default() += 1;
                 let (attacker_wins, name) = claimed_value(&pos, attacker, numbers);
                 let value = *value.get_or_insert_with(|| oracle_value(&text));
                 assert_eq!(value == name, attacker_wins, "{text} attacker {attacker}");
             }
         }
     }
-    assert!(settled > 2000, "only {settled} settled evaluations");
-    assert!(
-        no_safe_move > 100,
-        "only {no_safe_move} settled by no safe move"
-    );
+    // Every rule must have settled positions of its own here.
+    for rule in [
+        "immediate win",
+        "dead attacker",
+        "no safe move",
+        "win in two",
+    ] {
+        let count = fired.get(rule).copied().unwrap_or(0);
+        assert!(count > 50, "{rule} settled only {count}: {fired:?}");
+    }
 }
 
 #[test]
@@ -202,8 +219,8 @@ fn moves_that_close_win_or_block_are_not_taken_for_losing() {
     }
     // Hand-made: O has won boards a and b, so c completes its top row, and O's cell cf would
     // win c. X is sent to c. "cc" wins c for X and sends O to the now closed c (a free move),
-    // but c was O's only winning board: safe. "cf" blocks O's winning cell: safe. A rule that
-    // calls every move to a closed or critical board losing gets both wrong.
+    // but c was O's only winning board: safe, though a rule that calls every move to a closed
+    // board losing rejects it. "cf" blocks O's winning cell: safe.
     let text = "X;OO@......;OOO....../...OOO.../XX.OO..../X.......X/X.......X/X.......X/........./........./.........";
     let pos = parse_position(text).unwrap();
     assert_eq!(winning_boards(&pos, Player::O), 1 << 2);
@@ -219,4 +236,14 @@ fn moves_that_close_win_or_block_are_not_taken_for_losing() {
             Player::X
         ));
     }
+    // The same stones with X sent to f: "fc" sends O to c and "fb" to the closed b (a free
+    // move, so O can go to c): both lose at once; every other move is safe.
+    let text = "X;OO...@...;OOO....../...OOO.../XX.OO..../X.......X/X.......X/X.......X/........./........./.........";
+    let pos = parse_position(text).unwrap();
+    let unsafe_moves: Vec<String> = pos
+        .legal_moves()
+        .filter(|&mv| !safe_moves(&pos).contains(mv))
+        .map(|mv| mv.to_string())
+        .collect();
+    assert_eq!(unsafe_moves, ["fb", "fc"]);
 }

@@ -135,12 +135,12 @@ impl<'a> Dfpn<'a> {
     }
 
     /// What the table knows of `pos` for this question. An entry for the other question that
-    /// proves its attacker wins answers this one too: the attacker here cannot win then. Those
-    /// numbers carry over unchanged, because each entry holds numbers for the side to move:
-    /// "the other attacker wins" reads φ = 0 where that attacker is to move (here: the
-    /// defender reaches its goal, also φ = 0) and δ = 0 where it is not (here: the attacker
-    /// to move fails, also δ = 0). Both keys of a position share a bucket (see
-    /// [`table_key`]), so the second lookup reads the same cache line.
+    /// proves its attacker wins answers this one too: the attacker here cannot win then.
+    /// Entries hold numbers for the side to move, so "the other attacker wins" reads φ = 0
+    /// where that attacker is to move (here it is the defender, which reaches its goal:
+    /// proved) and δ = 0 where it is not (here the attacker is to move and fails: disproved).
+    /// Both keys of a position share a bucket (see [`table_key`]), so the second lookup reads
+    /// the same cache line.
     fn table_numbers(&mut self, pos: &Position) -> Option<Numbers> {
         let own = self
             .table
@@ -150,17 +150,21 @@ impl<'a> Dfpn<'a> {
             return own;
         }
         let other = self.attacker.opponent();
-        let settled = self
+        let other_wins = self
             .table
             .lookup(table_key(pos, other), &mut self.counters)
-            .map(|found| found.numbers)
-            .filter(|n| {
+            .is_some_and(|found| {
                 if pos.side_to_move() == other {
-                    n.phi == 0
+                    found.numbers.phi == 0
                 } else {
-                    n.delta == 0
+                    found.numbers.delta == 0
                 }
             });
+        let settled = other_wins.then_some(if pos.side_to_move() == other {
+            Numbers::PROVED
+        } else {
+            Numbers::DISPROVED
+        });
         settled.or(own)
     }
 

@@ -19,11 +19,12 @@ use crate::game::tables::splitmix64;
 use crate::game::{Player, Position};
 
 /// Mixed into the key of every entry that answers "does O win?", so both questions share one
-/// table without mixing up their answers. Its low 40 bits are zero: the bucket index comes
-/// from the low bits (up to 2⁴⁰ buckets), so both questions' entries for a position land in
-/// the same bucket and a lookup of the other question reads the same cache line, while the
-/// tag (the high 42 bits) tells them apart.
-const ATTACKER_O_KEY: u64 = splitmix64(0x6174_7461_636b_6572).0 & !((1 << 40) - 1); // "attacker"
+/// table without mixing up their answers. Its low [`table::MAX_INDEX_BITS`] bits are zero: the
+/// bucket index comes from those bits, so both questions' entries for a position land in the
+/// same bucket and a lookup of the other question reads the same cache line, while the tag
+/// (which holds every higher bit) tells them apart.
+const ATTACKER_O_KEY: u64 =
+    splitmix64(0x6174_7461_636b_6572).0 & !((1 << table::MAX_INDEX_BITS) - 1); // "attacker"
 const _: () = assert!(ATTACKER_O_KEY != 0);
 
 /// The table key of `pos` for the question "does `attacker` win?".

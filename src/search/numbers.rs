@@ -5,6 +5,7 @@
 //! [`MAX_FINITE`], so an unsolved node never reads as solved, and ∞ stays far above any
 //! number a search can build (searches stop long before 2³² expansions of one subtree).
 
+use crate::game::MoveSet;
 use serde::{Deserialize, Serialize};
 
 /// The proof number of a solved-against node.
@@ -68,7 +69,7 @@ impl Numbers {
 /// `positions/midgame.txt` (1·moves took 1.12×, 4·moves 1.10×, 1 (no mobility) 3.3× the
 /// time, geometric means). Any positive estimates keep DFPN sound: they only steer which
 /// leaf is expanded next.
-pub fn initial_numbers(moves: crate::game::MoveSet) -> Numbers {
+pub fn initial_numbers(moves: MoveSet) -> Numbers {
     Numbers {
         phi: 1,
         delta: 2 * moves.len() as u32,

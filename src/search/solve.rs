@@ -422,8 +422,12 @@ fn best_move(pos: &Position, searcher: &mut Dfpn, may_search: bool) -> Option<Mo
         })
         .collect();
     if numbers.phi != 0 {
-        // Every move fails: resist longest, by the work the table recorded.
-        return children.iter().max_by_key(|c| c.3).map(|c| c.0);
+        // Every move fails: resist longest, by the work the table recorded; among equals, a
+        // move whose child is not already settled (such as one that loses at once) first.
+        return children
+            .iter()
+            .max_by_key(|c| (c.3, !c.2.is_solved()))
+            .map(|c| c.0);
     }
     // A child disproved for its own side to move is a move that reaches the goal.
     if let Some(c) = children.iter().find(|c| c.2.delta == 0) {

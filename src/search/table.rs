@@ -32,6 +32,10 @@ pub const BUCKET_BYTES: usize = 64;
 pub const ENTRIES_PER_BUCKET: usize = 4;
 /// The smallest table: 1024 buckets (64 KiB).
 pub const MIN_BUCKETS: usize = 1024;
+/// The most index bits a table uses (2⁴⁰ buckets, 64 TiB). Key bits above them only reach
+/// the tag, so keys that differ only there share a bucket but never a tag (see
+/// `search::table_key`).
+pub const MAX_INDEX_BITS: u32 = 40;
 /// Bytes of the header page at the start of a table file.
 pub const FILE_HEADER_BYTES: usize = 4096;
 
@@ -49,6 +53,11 @@ const TAG_SHIFT: u32 = 16;
 const TAG_BITS: u32 = 42;
 const TAG_MASK: u64 = (1 << TAG_BITS) - 1;
 const WORK_SHIFT: u32 = 58;
+// Every key bit from MAX_INDEX_BITS up is part of the tag.
+const _: () = assert!(MAX_INDEX_BITS >= 64 - TAG_BITS);
+/// How much a solved entry outweighs an unsolved one of the same work when choosing a victim,
+/// as a power of two.
+const SOLVED_BONUS_LOG: u64 = 64;
 /// Spins before a writer parks.
 const SPIN_LIMIT: u32 = 64;
 
@@ -145,7 +154,7 @@ pub struct Table {
 
 /// Rounds a byte budget down to a power-of-two number of buckets (at least [`MIN_BUCKETS`]).
 pub fn buckets_for_bytes(bytes: u64) -> usize {
-    let buckets = (bytes / BUCKET_BYTES as u64).max(MIN_BUCKETS as u64);
+    let buckets = (bytes / BUCKET_BYTES as u64).clamp(MIN_BUCKETS as u64, 1 << MAX_INDEX_BITS);
     1usize << (63 - buckets.leading_zeros())
 }
 
@@ -281,11 +290,12 @@ impl Table {
                 break;
             }
             let solved = Numbers::unpack(entry.numbers.load(Ordering::Relaxed)).is_solved();
-            // Rank: empty slots first, then unsolved by work, then solved by work.
+            // Rank: empty slots first, then by work, a solved entry counting as if its work
+            // were 2^SOLVED_BONUS_LOG times larger.
             let rank = if work_log == 0 {
                 1
             } else {
-                2 + u64::from(solved) * 64 + work_log
+                2 + u64::from(solved) * SOLVED_BONUS_LOG + work_log
             };
             if rank < victim_rank {
                 victim = i;
@@ -386,8 +396,8 @@ fn check_file(path: &Path, file: &File, len: u64) -> anyhow::Result<usize> {
         );
     }
     let buckets = header.buckets;
-    if buckets < MIN_BUCKETS as u64 || !buckets.is_power_of_two() {
-        bail!("table file {shown} is damaged: bucket count {buckets} is not a power of two ≥ {MIN_BUCKETS}");
+    if buckets < MIN_BUCKETS as u64 || buckets > 1 << MAX_INDEX_BITS || !buckets.is_power_of_two() {
+        bail!("table file {shown} is damaged: bucket count {buckets} is not a power of two from {MIN_BUCKETS} to 2^{MAX_INDEX_BITS}");
     }
     let expected = FILE_HEADER_BYTES as u64 + buckets * BUCKET_BYTES as u64;
     if len != expected {
