@@ -191,10 +191,9 @@ fn hands_over_a_win(pos: &Position, mv: Move, threats: u16) -> bool {
         return false;
     }
     let mut threats_after = threats;
-    if threats & board_bit != 0 {
-        if closes || winning_cells(pos.local_cells(me.opponent(), board), occupied) == 0 {
-            threats_after &= !board_bit;
-        }
+    let opponent_cells = pos.local_cells(me.opponent(), board);
+    if threats & board_bit != 0 && (closes || winning_cells(opponent_cells, occupied) == 0) {
+        threats_after &= !board_bit;
     }
     if closed & (1 << cell) != 0 {
         threats_after != 0
