@@ -144,6 +144,7 @@ fn winning_boards_are_where_one_move_wins_the_game() {
             );
         }
     }
+    assert!(with_winning_boards > 1000, "only {with_winning_boards} met");
 }
 
 /// What a settled evaluation claims about the game value, as the oracle writes values.
