@@ -258,6 +258,10 @@ impl<'a> Dfpn<'a> {
                 numbers: peeked.numbers,
                 moves: peeked.moves,
             });
+            if peeked.numbers.delta == 0 {
+                // A child lost for its side to move proves this node: the rest cannot matter.
+                break;
+            }
         }
 
         let mut numbers;
