@@ -137,3 +137,37 @@ fn every_engine_finds_the_draw_the_earlier_solver_calls_a_win() {
         }
     }
 }
+
+#[test]
+fn a_limit_gives_unknown_or_the_true_value_never_another() {
+    let positions = playout_positions(24, 77);
+    let engines = engines();
+    let seen = std::sync::Mutex::new((0usize, 0usize));
+    common::parallel_rows(&positions, |p| {
+        let expected = common::oracle::oracle_value(p);
+        let pos = parse_position(p).unwrap();
+        for options in &engines {
+            for node_limit in [1, 5, 40, 300, 2_000] {
+                let limited = SolveOptions {
+                    node_limit: Some(node_limit),
+                    ..options.clone()
+                };
+                let table = Table::new(1 << 20).unwrap();
+                let report = solve(&pos, &limited, &table, &AtomicBool::new(false));
+                let mut counts = seen.lock().unwrap();
+                if report.value == SolveValue::Unknown {
+                    counts.0 += 1;
+                } else {
+                    counts.1 += 1;
+                    assert_eq!(report.result, expected, "{p} {limited:?}");
+                }
+            }
+        }
+    });
+    let (unknown, settled) = *seen.lock().unwrap();
+    // Both kinds of answer must occur, or the check says nothing.
+    assert!(
+        unknown > 20 && settled > 20,
+        "{unknown} unknown, {settled} settled"
+    );
+}
