@@ -249,17 +249,26 @@ impl<'a> Dfpn<'a> {
         }
         let mut children = std::mem::take(&mut self.frames[ply]);
         children.clear();
+        // Two passes: first every child's bucket is requested from memory, then the children
+        // are evaluated while those loads are under way (both questions share a bucket).
         for mv in moves {
             let child = pos.play(mv);
-            let peeked = self.peek_moves(&child);
+            let key = self.key(&child);
+            self.table.prefetch(key);
             children.push(Child {
                 pos: child,
-                key: self.key(&child),
-                numbers: peeked.numbers,
-                moves: peeked.moves,
+                key,
+                numbers: Numbers::UNIT,
+                moves: MoveSet::EMPTY,
             });
+        }
+        for i in 0..children.len() {
+            let peeked = self.peek_moves(&children[i].pos);
+            children[i].numbers = peeked.numbers;
+            children[i].moves = peeked.moves;
             if peeked.numbers.delta == 0 {
                 // A child lost for its side to move proves this node: the rest cannot matter.
+                children.truncate(i + 1);
                 break;
             }
         }
