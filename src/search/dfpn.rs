@@ -150,22 +150,26 @@ impl<'a> Dfpn<'a> {
             return own;
         }
         let other = self.attacker.opponent();
+        let other_to_move = pos.side_to_move() == other;
         let other_wins = self
             .table
             .lookup(table_key(pos, other), &mut self.counters)
             .is_some_and(|found| {
-                if pos.side_to_move() == other {
-                    found.numbers.phi == 0
+                let numbers = found.numbers;
+                if other_to_move {
+                    numbers.phi == 0
                 } else {
-                    found.numbers.delta == 0
+                    numbers.delta == 0
                 }
             });
-        let settled = other_wins.then_some(if pos.side_to_move() == other {
-            Numbers::PROVED
-        } else {
-            Numbers::DISPROVED
-        });
-        settled.or(own)
+        if other_wins {
+            return Some(if other_to_move {
+                Numbers::PROVED
+            } else {
+                Numbers::DISPROVED
+            });
+        }
+        own
     }
 
     /// The moves worth searching at `pos` and each child's numbers (empty when the static
