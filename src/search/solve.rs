@@ -422,8 +422,9 @@ fn best_move(pos: &Position, searcher: &mut Dfpn, may_search: bool) -> Option<Mo
         })
         .collect();
     if numbers.phi != 0 {
-        // Every move fails: resist longest, by the work the table recorded; among equals, a
-        // move whose child is not already settled (such as one that loses at once) first.
+        // Every move fails: resist longest, by the work the table recorded. Among equal work,
+        // prefer a child the table or the rules have not already settled, so that a move that
+        // loses at once comes last.
         return children
             .iter()
             .max_by_key(|c| (c.3, !c.2.is_solved()))
