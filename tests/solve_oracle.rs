@@ -3,8 +3,8 @@
 //! replacement.
 mod common;
 use std::sync::atomic::AtomicBool;
-use uttt::game::{format_position, parse_position, Position, Rng};
-use uttt::search::{solve, Engine, SolveOptions, SolveValue, Table};
+use uttt::game::{format_position, parse_position, Move, Position, Rng};
+use uttt::search::{analyze, solve, Engine, SolveOptions, SolveValue, Table, Verdict};
 
 /// The engines under test: DFPN, and PN-DFPN with 1, 2 and 4 workers and small jobs and
 /// split threshold, so that even these quick positions grow a root tree.
@@ -36,22 +36,37 @@ fn solver_value(
     let pos = parse_position(notation).unwrap();
     let table = Table::new(table_bytes).unwrap();
     let report = solve(&pos, options, &table, &AtomicBool::new(false));
-    assert_ne!(report.value, SolveValue::Unknown, "{notation} {options:?}");
+    assert_ne!(
+        report.value(),
+        SolveValue::Unknown,
+        "{notation} {options:?}"
+    );
+    let result = reference_form(report.verdict);
     if check_move {
-        check_best_move(&pos, &report.best_move, &report.result);
+        check_best_move(&pos, report.best_move, &result);
     }
-    report.result
+    result
+}
+
+/// A verdict as the reference files write values: `X`, `O`, `draw` (else `unknown`).
+fn reference_form(verdict: Verdict) -> String {
+    match verdict {
+        Verdict::Wins(player) => player.letter().to_string(),
+        Verdict::Draw => "draw".into(),
+        Verdict::DoesNotWin(_) | Verdict::Unknown => "unknown".into(),
+    }
 }
 
 /// The best move must be legal, and after it the position must keep the claimed value
 /// (checked by the oracle, which is independent of the solver).
-fn check_best_move(pos: &Position, best: &Option<String>, result: &str) {
+fn check_best_move(pos: &Position, best: Option<Move>, result: &str) {
     if pos.is_over() {
         assert!(best.is_none());
         return;
     }
-    let best = best.as_deref().expect("a best move");
-    let after = uttt::game::play_move_list(pos, best).expect("a legal best move");
+    let best = best.expect("a best move");
+    assert!(pos.is_legal(best), "{pos} {best}");
+    let after = pos.play(best);
     let side = pos.side_to_move();
     let keeps = common::oracle::oracle_value(&format_position(&after));
     match result {
@@ -155,11 +170,11 @@ fn a_limit_gives_unknown_or_the_true_value_never_another() {
                 let table = Table::new(1 << 20).unwrap();
                 let report = solve(&pos, &limited, &table, &AtomicBool::new(false));
                 let mut counts = seen.lock().unwrap();
-                if report.value == SolveValue::Unknown {
+                if report.value() == SolveValue::Unknown {
                     counts.0 += 1;
                 } else {
                     counts.1 += 1;
-                    assert_eq!(report.result, expected, "{p} {limited:?}");
+                    assert_eq!(reference_form(report.verdict), expected, "{p} {limited:?}");
                 }
             }
         }
@@ -170,4 +185,111 @@ fn a_limit_gives_unknown_or_the_true_value_never_another() {
         unknown > 20 && settled > 20,
         "{unknown} unknown, {settled} settled"
     );
+}
+
+/// An oracle value (`X`, `O`, `draw`) as the value for the player `side` (`X` or `O`).
+fn value_for(oracle: &str, side: &str) -> SolveValue {
+    match oracle {
+        "draw" => SolveValue::Draw,
+        winner if winner == side => SolveValue::Win,
+        _ => SolveValue::Loss,
+    }
+}
+
+/// The value of every move, and the position's value, as the oracle sees them.
+#[test]
+fn analysis_gives_every_move_its_oracle_value() {
+    let positions = playout_positions(30, 4242);
+    let kinds = std::sync::Mutex::new(std::collections::BTreeSet::new());
+    common::parallel_rows(&positions, |p| {
+        let pos = parse_position(p).unwrap();
+        let side = pos.side_to_move().letter().to_string();
+        let options = &engines()[p.len() % 4];
+        let table = Table::new(1 << 20).unwrap();
+        let analysis = analyze(&pos, options, &table, &AtomicBool::new(false), None);
+        assert_eq!(analysis.moves.len(), pos.legal_moves().len(), "{p}");
+        for m in &analysis.moves {
+            let after = format_position(&pos.play(m.mv));
+            let expected = value_for(common::oracle::oracle_value(&after), &side);
+            assert_eq!(m.value, expected, "{p} {} {options:?}", m.mv);
+            kinds.lock().unwrap().insert(format!("{expected:?}"));
+        }
+        let position_value = value_for(common::oracle::oracle_value(p), &side);
+        assert_eq!(analysis.value(), position_value, "{p}");
+        let solved = solve(&pos, options, &table, &AtomicBool::new(false));
+        assert_eq!(solved.value(), analysis.value(), "{p}");
+        // Best first: values never improve down the list.
+        let rank = |v: SolveValue| {
+            [
+                SolveValue::Win,
+                SolveValue::Draw,
+                SolveValue::Unknown,
+                SolveValue::Loss,
+            ]
+            .iter()
+            .position(|&r| r == v)
+        };
+        assert!(
+            analysis
+                .moves
+                .windows(2)
+                .all(|w| rank(w[0].value) <= rank(w[1].value)),
+            "{p}"
+        );
+    });
+    // Wins, draws and losses must all have been checked.
+    assert_eq!(kinds.lock().unwrap().len(), 3);
+}
+
+/// The live display's root numbers follow the search: after a solve they show the last
+/// search's settled root (one number 0, the other ∞), never the initial zeros.
+#[test]
+fn live_stats_show_the_root_numbers() {
+    // A draw: both questions are searched (224 nodes with DFPN).
+    let pos = parse_position("X;.XO.....X;.XOXX.X.O/XXXXO.O../OOXX..OOO/OO..XOOXO/.OXOOXX.O/O..X..OXO/XOXOXX.XO/O.O.OO.X./..XXXXX..").unwrap();
+    for options in engines() {
+        let live = uttt::search::LiveStats::default();
+        let table = Table::new(1 << 20).unwrap();
+        let report = uttt::search::solve_watched(
+            &pos,
+            &options,
+            &table,
+            &AtomicBool::new(false),
+            Some(&live),
+        );
+        let last = report.searches.last().expect("a search ran").root;
+        let shown = (
+            live.root_phi.load(std::sync::atomic::Ordering::Relaxed),
+            live.root_delta.load(std::sync::atomic::Ordering::Relaxed),
+        );
+        assert_eq!(shown, (last.phi, last.delta), "{options:?}");
+        assert!(last.is_solved());
+    }
+}
+
+/// A node limit bounds the whole solve, the search for a best move included, also when a
+/// tiny table has lost the entries that move would be read from.
+#[test]
+fn a_node_limit_bounds_the_whole_solve() {
+    let positions = playout_positions(16, 99);
+    common::parallel_rows(&positions, |p| {
+        let pos = parse_position(p).unwrap();
+        for options in engines() {
+            for node_limit in [3, 30, 300, 3_000] {
+                let limited = SolveOptions {
+                    node_limit: Some(node_limit),
+                    ..options.clone()
+                };
+                let table = Table::new(64 << 10).unwrap();
+                let report = solve(&pos, &limited, &table, &AtomicBool::new(false));
+                // A job or a MID call may finish the node it is in: a little slack per thread.
+                let slack = 4 * limited.worker_threads() as u64;
+                assert!(
+                    report.nodes <= node_limit + slack,
+                    "{p} {limited:?}: {} nodes",
+                    report.nodes
+                );
+            }
+        }
+    });
 }

@@ -30,6 +30,11 @@ pub enum Command {
         after_help = "Examples:\n  uttt solve \"X;...;...\" --time-limit 1m\n  uttt solve \"ee ea ae\" --moves \"eb be\" --engine dfpn --table-mem 2G --json\n  uttt solve start --moves \"ee ea\" --attacker X --table-file run.tt\n  uttt solve --file positions/demo.txt --json"
     )]
     Solve(SolveArgs),
+    /// Analyse every legal move: its value (win, draw, loss or unknown) with a best reply.
+    #[command(
+        after_help = "Examples:\n  uttt analyze \"X;...;...\" --time-limit 1m\n  uttt analyze \"ee ea ae\" --json"
+    )]
+    Analyze(AnalyzeArgs),
     /// Print positions from seeded random playouts (for benchmarks and tests).
     #[command(after_help = "Example:\n  uttt gen --plies 40 --count 10 --seed 7 > positions.txt")]
     Gen(GenArgs),
@@ -125,12 +130,34 @@ pub struct SolveArgs {
     /// one table.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub jobs: Option<u32>,
+    /// Ask only "does this player win?" (a single binary search).
+    #[arg(long, value_enum)]
+    pub attacker: Option<PlayerArg>,
+    /// How to search.
+    #[command(flatten)]
+    pub search: SearchArgs,
+}
+
+/// Options of `uttt analyze`.
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// The position whose moves are analysed.
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// How to search (the limits apply to the whole analysis).
+    #[command(flatten)]
+    pub search: SearchArgs,
+}
+
+/// Options shared by every command that searches: engine, tuning, table, limits, output.
+#[derive(Args, Debug)]
+pub struct SearchArgs {
     /// No progress display (it is shown only when stderr is a terminal anyway).
     #[arg(long, short)]
     pub quiet: bool,
-    /// The search engine.
-    #[arg(long, value_enum, default_value = "pn-dfpn")]
-    pub engine: EngineArg,
+    /// The search engine [default: pn-dfpn].
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineArg>,
     /// PN-DFPN worker threads (default: the available parallelism).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
@@ -147,7 +174,8 @@ pub struct SolveArgs {
     #[arg(long, default_value_t = crate::search::solve::DEFAULT_EPSILON)]
     pub epsilon: f64,
     /// Transposition table size; K, M, G, T (or KiB, MiB, GiB, TiB) are powers of 1024,
-    /// so 1G = 2^30 bytes. Rounded down to a power of two.
+    /// so 1G = 2^30 bytes. Rounded down to a power of two. Memory is used as the search
+    /// needs it, so a large table costs a small solve nothing.
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
     pub table_mem: u64,
     /// Keep the table in this file: a later run with the same file resumes from its work.
@@ -159,10 +187,7 @@ pub struct SolveArgs {
     /// Give up with `unknown` after this many nodes.
     #[arg(long, value_name = "N")]
     pub node_limit: Option<u64>,
-    /// Ask only "does this player win?" (a single binary search).
-    #[arg(long, value_enum)]
-    pub attacker: Option<PlayerArg>,
-    /// Print one JSON object instead of the summary.
+    /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
 }

@@ -2,12 +2,11 @@
 //! that knows about terminals and exit codes.
 
 mod args;
-mod batch;
 mod gen_cmd;
 mod interrupt;
 mod perft_cmd;
 mod show;
-mod solve_cmd;
+mod solve;
 mod units;
 
 use args::{Cli, Command};
@@ -48,7 +47,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Show(args) => show::run(&args),
         Command::Perft(args) => perft_cmd::run(&args),
-        Command::Solve(args) => solve_cmd::run(&args),
+        Command::Solve(args) => solve::run_solve(&args),
+        Command::Analyze(args) => solve::run_analyze(&args),
         Command::Gen(args) => gen_cmd::run(&args),
     }
 }

@@ -7,7 +7,9 @@
 use super::moves::Move;
 use super::position::{Outcome, Player, Position};
 use super::tables::{has_line, FULL_MASK};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use std::str::FromStr;
 
 /// Which part of a position's notation an error is in.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -428,4 +430,63 @@ pub fn parse_position(text: &str) -> Result<Position, PositionError> {
         ));
     }
     Ok(pos)
+}
+
+impl fmt::Display for Position {
+    /// The position notation (`X;...;...`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_position(self))
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_position(self))
+    }
+}
+
+impl FromStr for Position {
+    type Err = NotationError;
+
+    /// Any accepted form: `start`, the notation, or a move list (see [`parse_position_arg`]).
+    fn from_str(text: &str) -> Result<Position, NotationError> {
+        parse_position_arg(text)
+    }
+}
+
+impl FromStr for Move {
+    type Err = String;
+
+    /// Two letters, board then cell (see [`parse_move`]).
+    fn from_str(text: &str) -> Result<Move, String> {
+        parse_move(text)
+    }
+}
+
+/// Positions travel in serde data as their notation, so JSON stays readable.
+impl Serialize for Position {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Position {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Position, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        parse_position(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Moves travel in serde data as their two letters.
+impl Serialize for Move {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Move {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Move, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        parse_move(&text).map_err(serde::de::Error::custom)
+    }
 }

@@ -106,9 +106,10 @@ impl Position {
 
     /// Builds a position from raw cell masks, the side to move and the board it is sent to
     /// (`None`: any open board). Won/closed boards and the game's end are derived from the cells.
-    /// The caller is responsible for the cells being a reachable arrangement; the notation
-    /// parser checks that before calling this.
-    pub fn from_cells(
+    /// Private to the game core: the caller is responsible for the cells being a reachable
+    /// arrangement and `target` a board index below 9 (the notation parser checks both before
+    /// calling this; users build positions through the notation or by playing moves).
+    pub(super) fn from_cells(
         x_cells: u128,
         o_cells: u128,
         side: Player,
@@ -316,17 +317,5 @@ impl Position {
     /// The hash of the canonical form: equal for positions that are symmetric to each other.
     pub fn canonical_hash(&self) -> u64 {
         self.canonical().0.hash
-    }
-}
-
-impl fmt::Debug for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", super::notation::format_position(self))
-    }
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", super::notation::format_position(self))
     }
 }

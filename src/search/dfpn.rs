@@ -36,6 +36,14 @@ pub struct LiveStats {
     pub root_delta: AtomicU32,
 }
 
+impl LiveStats {
+    /// Shows `numbers` as the root's current numbers.
+    pub fn publish_root(&self, numbers: Numbers) {
+        self.root_phi.store(numbers.phi, Ordering::Relaxed);
+        self.root_delta.store(numbers.delta, Ordering::Relaxed);
+    }
+}
+
 /// One child of a node held in the caller's frame.
 #[derive(Clone, Copy)]
 struct Child {
@@ -69,6 +77,8 @@ pub struct Dfpn<'a> {
     next_check: u64,
     stopped: bool,
     counters: TableCounters,
+    /// Whether this searcher's root is the solve's root, whose numbers go to the live display.
+    publishes_root: bool,
     /// One reusable child buffer per ply, so MID allocates nothing in steady state.
     frames: Vec<Vec<Child>>,
 }
@@ -86,8 +96,16 @@ impl<'a> Dfpn<'a> {
             next_check: CHECK_INTERVAL,
             stopped: false,
             counters: TableCounters::default(),
+            publishes_root: false,
             frames: Vec::new(),
         }
+    }
+
+    /// This searcher, publishing its root's numbers to the live display as they change (for
+    /// the searcher of a solve's root, not for job workers or re-searches).
+    pub fn publishing_root_numbers(mut self) -> Dfpn<'a> {
+        self.publishes_root = true;
+        self
     }
 
     /// MID calls made so far.
@@ -281,6 +299,11 @@ impl<'a> Dfpn<'a> {
         loop {
             let selection = select_child(children.len(), |i| children[i].numbers);
             numbers = selection.parent;
+            if ply == 0 && self.publishes_root {
+                if let Some(live) = self.limits.live {
+                    live.publish_root(numbers);
+                }
+            }
             if numbers.phi >= thresholds.phi
                 || numbers.delta >= thresholds.delta
                 || self.out_of_work()

@@ -1,6 +1,7 @@
 //! The solvers: proof numbers, static rules, the transposition table, DFPN, and the
 //! three-valued driver. Knows the game core, nothing of the command line; no global state.
 
+pub mod analyze;
 pub mod dfpn;
 pub mod numbers;
 pub mod pn_dfpn;
@@ -8,10 +9,12 @@ pub mod rules;
 pub mod solve;
 pub mod table;
 
+pub use analyze::{analyze, Analysis, MoveAnalysis};
 pub use dfpn::LiveStats;
 pub use numbers::Numbers;
 pub use solve::{
-    solve, solve_watched, Engine, SearchReport, SolveOptions, SolveReport, SolveValue,
+    solve, solve_watched, BinaryOutcome, Engine, SearchReport, SolveOptions, SolveReport,
+    SolveValue, TableReport, Verdict,
 };
 pub use table::{Table, TableCounters};
 

@@ -63,6 +63,8 @@ pub struct JobResult {
     pub numbers: Numbers,
     /// MID calls spent.
     pub work: u64,
+    /// The job's work limit (the root thread reserved this much of the node budget for it).
+    pub work_limit: u64,
     /// Each searched move's square and the child's numbers, in move order (moves that lose
     /// at once are left out, see `rules::safe_moves`).
     pub children: Vec<(u8, Numbers)>,
@@ -274,6 +276,9 @@ pub fn search(
         }
         drop(result_tx);
         let mut in_flight = 0usize;
+        // Work limits of the jobs in flight: the node budget left for new jobs excludes them,
+        // so that all jobs together stay within it.
+        let mut reserved = 0u64;
         loop {
             let out_of_budget = run.nodes >= node_budget
                 || limits.stop.load(Ordering::Relaxed)
@@ -282,12 +287,17 @@ pub fn search(
                 break;
             }
             while in_flight < threads {
-                // Share what is left of the node budget among the workers.
-                let left = node_budget.saturating_sub(run.nodes) / threads as u64;
+                // Share what is left of the node budget among the free workers.
+                let left = node_budget.saturating_sub(run.nodes + reserved);
+                if left == 0 {
+                    break;
+                }
                 let Some(mut job) = select_job(&mut tree, attacker, config) else {
                     break;
                 };
-                job.work_limit = job.work_limit.min(left.max(1));
+                let share = (left / (threads - in_flight) as u64).max(1);
+                job.work_limit = job.work_limit.min(share);
+                reserved += job.work_limit;
                 in_flight += 1;
                 job_tx.send(job).expect("workers outlive the root loop");
             }
@@ -300,7 +310,11 @@ pub fn search(
             wait += waited.elapsed();
             if let Ok(result) = received {
                 in_flight -= 1;
+                reserved -= result.work_limit;
                 merge(&mut tree, root, attacker, config, table, &mut run, result);
+                if let Some(live) = limits.live {
+                    live.publish_root(tree.nodes[0].real);
+                }
             }
         }
         // Stop the workers' searches, collect what is in flight, and let them exit.
@@ -405,6 +419,7 @@ pub fn run_job(
         path: job.path.clone(),
         numbers,
         work: searcher.nodes(),
+        work_limit: job.work_limit,
         children,
         busy_ns: 0,
         counters: searcher.counters(),

@@ -6,7 +6,7 @@ use super::numbers::Numbers;
 use super::pn_dfpn::{self, PnDfpnConfig, TreeReport};
 use super::rules::immediate_win;
 use super::table::{Table, TableCounters};
-use crate::game::{format_position, Move, Outcome, Player, Position};
+use crate::game::{Move, Outcome, Player, Position};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -57,11 +57,12 @@ pub struct SolveOptions {
     pub tree_bytes: u64,
 }
 
+/// The defaults users get: the command line starts from these, so they are the one source.
 impl Default for SolveOptions {
     fn default() -> Self {
         SolveOptions {
-            engine: Engine::Dfpn,
-            threads: 1,
+            engine: Engine::PnDfpn,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             epsilon: DEFAULT_EPSILON,
             time_limit: None,
             node_limit: None,
@@ -69,6 +70,16 @@ impl Default for SolveOptions {
             job_work: DEFAULT_JOB_WORK,
             split_threshold: DEFAULT_SPLIT_THRESHOLD,
             tree_bytes: DEFAULT_TREE_BYTES,
+        }
+    }
+}
+
+impl SolveOptions {
+    /// The threads that actually search: one for DFPN, `threads` (at least one) for PN-DFPN.
+    pub fn worker_threads(&self) -> usize {
+        match self.engine {
+            Engine::Dfpn => 1,
+            Engine::PnDfpn => self.threads.max(1),
         }
     }
 }
@@ -103,13 +114,11 @@ pub struct SearchReport {
     /// Its answer.
     pub outcome: BinaryOutcome,
     /// Wall time.
-    pub time_ms: u64,
+    pub elapsed: Duration,
     /// MID calls.
     pub nodes: u64,
-    /// The root's φ for the side to move.
-    pub root_phi: u32,
-    /// The root's δ for the side to move.
-    pub root_delta: u32,
+    /// The root's numbers for its side to move at the end (∞ = [`super::numbers::INFINITY`]).
+    pub root: Numbers,
 }
 
 /// The game value for the side to move.
@@ -126,11 +135,45 @@ pub enum SolveValue {
     Unknown,
 }
 
+/// What a solve established, independent of who is to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Verdict {
+    /// This player wins with best play.
+    Wins(Player),
+    /// Neither player can force a win.
+    Draw,
+    /// A single-question solve ([`SolveOptions::attacker`]) showed that this player cannot
+    /// force a win: the game is a draw or the other player wins.
+    DoesNotWin(Player),
+    /// Not settled within the limits.
+    Unknown,
+}
+
+impl Verdict {
+    /// The game value for `side`; [`SolveValue::Unknown`] unless the verdict names it
+    /// (a [`Verdict::DoesNotWin`] leaves a draw and a loss open).
+    pub fn value_for(self, side: Player) -> SolveValue {
+        match self {
+            Verdict::Wins(winner) if winner == side => SolveValue::Win,
+            Verdict::Wins(_) => SolveValue::Loss,
+            Verdict::Draw => SolveValue::Draw,
+            Verdict::DoesNotWin(_) | Verdict::Unknown => SolveValue::Unknown,
+        }
+    }
+
+    /// Whether the question asked was answered (everything but [`Verdict::Unknown`]).
+    pub fn is_answered(self) -> bool {
+        self != Verdict::Unknown
+    }
+}
+
 /// Table figures in a report.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TableReport {
     /// Table size in bytes.
     pub bytes: u64,
+    /// Bytes of the part in use at the end (an anonymous table grows as it fills).
+    pub active_bytes: u64,
     /// Entry capacity.
     pub entries: u64,
     /// Lookups made.
@@ -145,38 +188,75 @@ pub struct TableReport {
     pub fill: f64,
 }
 
-/// Everything a solve found out; serialises to the documented JSON object.
+impl TableReport {
+    /// The traffic part of the figures.
+    pub fn counters(&self) -> TableCounters {
+        TableCounters {
+            lookups: self.lookups,
+            hits: self.hits,
+            stores: self.stores,
+            replacements: self.replacements,
+            fills: 0,
+        }
+    }
+
+    /// The figures of `table` after traffic `counters`.
+    pub fn of(table: &Table, counters: &TableCounters) -> TableReport {
+        TableReport {
+            bytes: table.bytes(),
+            active_bytes: table.active_bytes(),
+            entries: table.entries(),
+            lookups: counters.lookups,
+            hits: counters.hits,
+            stores: counters.stores,
+            replacements: counters.replacements,
+            fill: table.fill(),
+        }
+    }
+}
+
+/// Everything a solve found out, as typed data; the command line renders it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SolveReport {
-    /// The position solved, in notation.
-    pub position: String,
-    /// The side to move.
-    pub to_move: Player,
-    /// `X`, `O`, `draw`, `unknown`, or after a disproved `--attacker` search `not X`/`not O`.
-    pub result: String,
-    /// The value for the side to move.
-    pub value: SolveValue,
-    /// A best move for the side to move, when the value is known.
-    pub best_move: Option<String>,
-    /// A principal variation from the table (may be short).
-    pub pv: Vec<String>,
-    /// The engine's name.
-    pub engine: String,
+    /// The position solved.
+    pub position: Position,
+    /// What was established.
+    pub verdict: Verdict,
+    /// A best move for the side to move, when the verdict is known and the game not over.
+    pub best_move: Option<Move>,
+    /// A principal variation from the table (may be short), starting with `best_move`.
+    pub pv: Vec<Move>,
+    /// The engine.
+    pub engine: Engine,
     /// Threads used.
     pub threads: usize,
     /// Wall time of the whole solve.
-    pub time_ms: u64,
+    pub elapsed: Duration,
     /// MID calls over all searches.
     pub nodes: u64,
-    /// Nodes per second.
-    pub nps: u64,
     /// The binary searches run, in order.
     pub searches: Vec<SearchReport>,
     /// Table figures.
     pub table: TableReport,
     /// PN-DFPN tree figures (summed over its searches).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tree: Option<TreeReport>,
+}
+
+impl SolveReport {
+    /// The side to move in the solved position.
+    pub fn to_move(&self) -> Player {
+        self.position.side_to_move()
+    }
+
+    /// The game value for the side to move.
+    pub fn value(&self) -> SolveValue {
+        self.verdict.value_for(self.to_move())
+    }
+
+    /// Nodes per second over the whole solve.
+    pub fn nodes_per_second(&self) -> u64 {
+        (self.nodes as f64 / self.elapsed.as_secs_f64().max(1e-9)) as u64
+    }
 }
 
 /// The result of one binary search by any engine.
@@ -206,35 +286,50 @@ pub fn solve_watched(
     stop: &AtomicBool,
     live: Option<&LiveStats>,
 ) -> SolveReport {
-    let start = Instant::now();
     let limits = Limits {
         stop,
-        deadline: options.time_limit.map(|t| start + t),
+        deadline: options.time_limit.map(|t| Instant::now() + t),
         live,
     };
+    solve_within(
+        pos,
+        options,
+        table,
+        limits,
+        options.node_limit.unwrap_or(u64::MAX),
+    )
+}
+
+/// [`solve`] within `limits` (whose deadline replaces `options.time_limit`) and `node_budget`
+/// MID calls (which replaces `options.node_limit`), for callers that share limits between
+/// several solves.
+pub(super) fn solve_within(
+    pos: &Position,
+    options: &SolveOptions,
+    table: &Table,
+    limits: Limits,
+    node_budget: u64,
+) -> SolveReport {
+    let start = Instant::now();
     let side = pos.side_to_move();
     let mut report = SolveReport {
-        position: format_position(pos),
-        to_move: side,
-        result: "unknown".into(),
-        value: SolveValue::Unknown,
+        position: *pos,
+        verdict: Verdict::Unknown,
         best_move: None,
         pv: Vec::new(),
-        engine: options.engine.name().into(),
-        threads: options.threads,
-        time_ms: 0,
+        engine: options.engine,
+        threads: options.worker_threads(),
+        elapsed: Duration::ZERO,
         nodes: 0,
-        nps: 0,
         searches: Vec::new(),
         table: TableReport::default(),
         tree: None,
     };
     let mut counters = TableCounters::default();
-    if let Some((result, value, best)) = settled_without_search(pos) {
-        report.result = result;
-        report.value = value;
-        report.best_move = best.map(|m| m.to_string());
-        report.pv = report.best_move.iter().cloned().collect();
+    if let Some((verdict, best)) = settled_without_search(pos) {
+        report.verdict = verdict;
+        report.best_move = best;
+        report.pv = best.into_iter().collect();
     } else {
         let questions = match options.attacker {
             Some(attacker) => vec![attacker],
@@ -243,10 +338,11 @@ pub fn solve_watched(
         let mut decisive = None;
         for attacker in questions {
             let started = Instant::now();
-            let budget = options
-                .node_limit
-                .map_or(u64::MAX, |n| n.saturating_sub(report.nodes));
+            let budget = node_budget.saturating_sub(report.nodes);
             let run = run_binary(pos, attacker, options, table, limits, budget);
+            if let Some(live) = limits.live {
+                live.publish_root(run.numbers);
+            }
             counters.add(&run.counters);
             report.nodes += run.nodes;
             if let Some(tree) = &run.tree {
@@ -256,30 +352,23 @@ pub fn solve_watched(
             report.searches.push(SearchReport {
                 attacker,
                 outcome,
-                time_ms: started.elapsed().as_millis() as u64,
+                elapsed: started.elapsed(),
                 nodes: run.nodes,
-                root_phi: run.numbers.phi,
-                root_delta: run.numbers.delta,
+                root: run.numbers,
             });
             match outcome {
                 BinaryOutcome::Unknown => break,
                 BinaryOutcome::Proved => {
-                    report.result = attacker.letter().to_string();
-                    report.value = if attacker == side {
-                        SolveValue::Win
-                    } else {
-                        SolveValue::Loss
-                    };
+                    report.verdict = Verdict::Wins(attacker);
                     decisive = Some(attacker);
                     break;
                 }
                 BinaryOutcome::Disproved if options.attacker.is_some() => {
-                    report.result = format!("not {attacker}");
+                    report.verdict = Verdict::DoesNotWin(attacker);
                     decisive = Some(attacker);
                 }
                 BinaryOutcome::Disproved if attacker != side => {
-                    report.result = "draw".into();
-                    report.value = SolveValue::Draw;
+                    report.verdict = Verdict::Draw;
                     decisive = Some(attacker);
                 }
                 BinaryOutcome::Disproved => {}
@@ -287,42 +376,26 @@ pub fn solve_watched(
         }
         if let Some(attacker) = decisive {
             let mut searcher = Dfpn::new(table, attacker, options.epsilon, limits);
-            report.pv = principal_variation(pos, &mut searcher);
-            report.best_move = report.pv.first().cloned();
+            let budget = node_budget.saturating_sub(report.nodes);
+            report.pv = principal_variation(pos, &mut searcher, budget);
+            report.best_move = report.pv.first().copied();
             counters.add(&searcher.counters());
             report.nodes += searcher.nodes();
         }
     }
-    report.time_ms = start.elapsed().as_millis() as u64;
-    report.nps = (report.nodes as f64 / start.elapsed().as_secs_f64().max(1e-9)) as u64;
-    report.table = TableReport {
-        bytes: table.bytes(),
-        entries: table.entries(),
-        lookups: counters.lookups,
-        hits: counters.hits,
-        stores: counters.stores,
-        replacements: counters.replacements,
-        fill: table.fill(),
-    };
+    report.elapsed = start.elapsed();
+    report.table = TableReport::of(table, &counters);
     report
 }
 
-/// A finished game, or one the side to move wins this move: `(result, value, best move)`.
-/// Such positions need no search and no big table.
-pub fn settled_without_search(pos: &Position) -> Option<(String, SolveValue, Option<Move>)> {
-    let side = pos.side_to_move();
+/// A finished game, or one the side to move wins this move: the verdict and the winning move.
+/// Such positions need no search.
+pub fn settled_without_search(pos: &Position) -> Option<(Verdict, Option<Move>)> {
     match pos.outcome() {
-        Outcome::Won(winner) => {
-            let value = if winner == side {
-                SolveValue::Win
-            } else {
-                SolveValue::Loss
-            };
-            Some((winner.letter().to_string(), value, None))
-        }
-        Outcome::Draw => Some(("draw".into(), SolveValue::Draw, None)),
+        Outcome::Won(winner) => Some((Verdict::Wins(winner), None)),
+        Outcome::Draw => Some((Verdict::Draw, None)),
         Outcome::InPlay => {
-            immediate_win(pos).map(|mv| (side.letter().to_string(), SolveValue::Win, Some(mv)))
+            immediate_win(pos).map(|mv| (Verdict::Wins(pos.side_to_move()), Some(mv)))
         }
     }
 }
@@ -352,7 +425,8 @@ fn run_binary(
 ) -> BinaryRun {
     match options.engine {
         Engine::Dfpn => {
-            let mut searcher = Dfpn::new(table, attacker, options.epsilon, limits);
+            let mut searcher =
+                Dfpn::new(table, attacker, options.epsilon, limits).publishing_root_numbers();
             let numbers = searcher.solve(pos, node_budget);
             BinaryRun {
                 numbers,
@@ -385,29 +459,35 @@ fn run_binary(
 /// where the table has lost the line. At a node whose side to move reaches its goal the move
 /// is one to a child solved against its side to move; at one that fails, the move whose
 /// refutation took the most work (the longest resistance by the search's own measure).
-fn principal_variation(root: &Position, searcher: &mut Dfpn) -> Vec<String> {
+///
+/// Searches spend at most `node_budget` MID calls in all; when it runs out the variation may
+/// be empty even at a solved root.
+fn principal_variation(root: &Position, searcher: &mut Dfpn, node_budget: u64) -> Vec<Move> {
     let mut pv = Vec::new();
     let mut pos = *root;
     while pv.len() < MAX_PV_PLIES && !pos.is_over() {
-        let may_search = pv.is_empty();
-        let Some(mv) = best_move(&pos, searcher, may_search) else {
+        let search_budget = if pv.is_empty() { node_budget } else { 0 };
+        let Some(mv) = best_move(&pos, searcher, search_budget) else {
             break;
         };
-        pv.push(mv.to_string());
+        pv.push(mv);
         pos = pos.play(mv);
     }
     pv
 }
 
 /// The best move at a solved `pos` (see [`principal_variation`]); `None` if the table does not
-/// know and `may_search` is false, or a limit stopped the re-search.
-fn best_move(pos: &Position, searcher: &mut Dfpn, may_search: bool) -> Option<Move> {
+/// know and `search_budget` (MID calls for re-searches, shared by all of them) is zero, or a
+/// limit or the budget stopped the re-search.
+fn best_move(pos: &Position, searcher: &mut Dfpn, search_budget: u64) -> Option<Move> {
+    let may_search = search_budget > 0;
+    let budget_end = searcher.nodes().saturating_add(search_budget);
     if let Some(mv) = immediate_win(pos) {
         return Some(mv);
     }
     let mut numbers = searcher.peek(pos);
     if !numbers.is_solved() && may_search {
-        numbers = searcher.solve(pos, u64::MAX);
+        numbers = searcher.solve(pos, budget_end.saturating_sub(searcher.nodes()));
     }
     if !numbers.is_solved() {
         return None;
@@ -439,7 +519,11 @@ fn best_move(pos: &Position, searcher: &mut Dfpn, may_search: bool) -> Option<Mo
     }
     children.sort_by_key(|c| c.2.delta);
     for (mv, child, _, _) in children {
-        if searcher.solve(&child, u64::MAX).delta == 0 {
+        let left = budget_end.saturating_sub(searcher.nodes());
+        if left == 0 {
+            break;
+        }
+        if searcher.solve(&child, left).delta == 0 {
             return Some(mv);
         }
         if searcher.was_stopped() {

@@ -13,6 +13,15 @@
 //! was in progress or happened in between (a sequence lock). Writers take the lock bit with a
 //! compare-and-swap, spin briefly when it is taken, then park through `parking_lot_core`.
 //!
+//! Growth: an anonymous table starts by using only its first [`INITIAL_ACTIVE_BYTES`] and
+//! doubles the part in use (the *active* buckets) whenever half of the active entries have
+//! been filled, up to the whole mapping. Memory is only touched (and zeroed by the kernel) as
+//! the table grows, so a small solve with a large table costs what a small table would. When
+//! the active part doubles, an entry whose key now selects the other half stays where it was
+//! and is no longer found: lost cache, never a wrong answer (the tag comparison below holds
+//! for every active size, which is never below [`MIN_BUCKETS`]). Table files do not grow: they
+//! use all their buckets from the start, so a rerun finds every entry where it left it.
+//!
 //! A key is the position's 64-bit hash mixed with the question's attacker. The bucket index
 //! uses the low bits and the tag the high 42 bits, so a lookup compares at least 52 key bits
 //! (the smallest table has 1024 buckets) against four entries: a false match has probability
@@ -20,7 +29,7 @@
 
 use super::numbers::Numbers;
 use anyhow::{bail, Context};
-use memmap2::{MmapMut, MmapOptions};
+use memmap2::{MmapOptions, MmapRaw};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -36,6 +45,13 @@ pub const MIN_BUCKETS: usize = 1024;
 /// the tag, so keys that differ only there share a bucket but never a tag (see
 /// `search::table_key`).
 pub const MAX_INDEX_BITS: u32 = 40;
+/// The part of an anonymous table in use at the start (see the module documentation).
+pub const INITIAL_ACTIVE_BYTES: u64 = 4 << 20;
+/// The default table size of the command line.
+pub const DEFAULT_TABLE_BYTES: u64 = 1 << 30;
+/// Stores into empty slots a searcher counts before reporting them to the table (so the
+/// shared fill counter is touched once per this many, not on every store).
+const FILL_REPORT_BATCH: u64 = 256;
 /// Bytes of the header page at the start of a table file.
 pub const FILE_HEADER_BYTES: usize = 4096;
 
@@ -86,6 +102,9 @@ pub struct TableCounters {
     pub stores: u64,
     /// Stores that evicted another position's entry.
     pub replacements: u64,
+    /// Stores into empty slots (they drive the table's growth).
+    #[serde(default)]
+    pub fills: u64,
 }
 
 impl TableCounters {
@@ -95,6 +114,7 @@ impl TableCounters {
         self.hits += other.hits;
         self.stores += other.stores;
         self.replacements += other.replacements;
+        self.fills += other.fills;
     }
 }
 
@@ -145,11 +165,21 @@ pub struct Found {
 
 /// The concurrent transposition table.
 pub struct Table {
-    map: MmapMut,
+    /// The mapping. A raw mapping, because every thread writes through shared references
+    /// (the entries are atomics); a `MmapMut` only hands out writable memory through `&mut`.
+    map: MmapRaw,
     /// Byte offset of the first bucket in the mapping (the header size for files, else 0).
     offset: usize,
+    /// The mask of the whole mapping's bucket count.
     bucket_mask: u64,
+    /// The mask of the buckets in use (see the module documentation); grows up to
+    /// `bucket_mask`.
+    active_mask: AtomicU64,
+    /// Stores into empty slots reported so far (approximate: searchers report in batches).
+    filled: AtomicU64,
     file: Option<PathBuf>,
+    /// The open table file, holding an exclusive lock on it while the table lives.
+    _lock: Option<File>,
 }
 
 /// Rounds a byte budget down to a power-of-two number of buckets (at least [`MIN_BUCKETS`]).
@@ -161,19 +191,36 @@ pub fn buckets_for_bytes(bytes: u64) -> usize {
 impl Table {
     /// An anonymous table of at most `bytes` bytes (rounded down to a power of two of
     /// buckets). The kernel zeroes pages lazily on first touch, and zero is an empty entry,
-    /// so no fill loop runs; transparent huge pages are requested where supported.
+    /// so no fill loop runs; transparent huge pages are requested where supported. The table
+    /// starts small and grows (see the module documentation). A table larger than the memory
+    /// the system has available is refused: the kernel would kill the process once it grew.
     pub fn new(bytes: u64) -> anyhow::Result<Table> {
         let buckets = buckets_for_bytes(bytes);
+        let len = buckets * BUCKET_BYTES;
+        if let Some(available) = available_memory() {
+            if len as u64 > available {
+                bail!(
+                    "a table of {} does not fit in the {} of memory available",
+                    show_bytes(len as u64),
+                    show_bytes(available)
+                );
+            }
+        }
         let map = MmapOptions::new()
-            .len(buckets * BUCKET_BYTES)
+            .len(len)
             .map_anon()
-            .with_context(|| format!("cannot map a {} byte table", buckets * BUCKET_BYTES))?;
+            .with_context(|| format!("cannot map a {} table", show_bytes(len as u64)))?;
+        let map = MmapRaw::from(map);
         advise_huge_pages(&map);
+        let initial = buckets_for_bytes(INITIAL_ACTIVE_BYTES).min(buckets);
         Ok(Table {
             map,
             offset: 0,
             bucket_mask: buckets as u64 - 1,
+            active_mask: AtomicU64::new(initial as u64 - 1),
+            filled: AtomicU64::new(0),
             file: None,
+            _lock: None,
         })
     }
 
@@ -188,6 +235,19 @@ impl Table {
             .truncate(false)
             .open(path)
             .with_context(|| format!("cannot open table file {}", path.display()))?;
+        // An OS lock: a second process on the same file would mix two searches' writes and
+        // make the clean-shutdown flag meaningless. It is released when the file is closed,
+        // also when the process dies.
+        file.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => anyhow::anyhow!(
+                "table file {} is in use by another uttt process (it is locked); wait for it \
+                 to finish or use another file",
+                path.display()
+            ),
+            std::fs::TryLockError::Error(e) => {
+                anyhow::Error::new(e).context(format!("cannot lock table file {}", path.display()))
+            }
+        })?;
         let len = file.metadata()?.len();
         let fresh = len == 0;
         let buckets = if fresh {
@@ -198,10 +258,10 @@ impl Table {
         } else {
             check_file(path, &file, len)?
         };
-        // SAFETY: the file is opened read-write by us; concurrent modification by another
-        // process would corrupt the cache, not memory safety of this process beyond what any
-        // shared mapping allows. Callers are told not to share a table file between runs.
-        let mut map = unsafe { MmapOptions::new().map_mut(&file) }
+        // A raw mapping hands out pointers only; every access goes through the atomics of
+        // `Bucket` or, for the header, through `header_bytes` while no other thread runs.
+        let map = MmapOptions::new()
+            .map_raw(&file)
             .with_context(|| format!("cannot map table file {}", path.display()))?;
         let mut header = FileHeader {
             version: FILE_VERSION,
@@ -210,21 +270,31 @@ impl Table {
             buckets: buckets as u64,
             clean: false,
         };
-        let was_clean =
-            fresh || FileHeader::decode(&map[..FILE_HEADER_BYTES]).is_some_and(|h| h.clean);
-        header.clean = false;
-        header.encode(&mut map[..FILE_HEADER_BYTES]);
-        map.flush_range(0, FILE_HEADER_BYTES)?;
-        let table = Table {
+        let mut table = Table {
             map,
             offset: FILE_HEADER_BYTES,
             bucket_mask: buckets as u64 - 1,
+            active_mask: AtomicU64::new(buckets as u64 - 1),
+            filled: AtomicU64::new(0),
             file: Some(path.to_path_buf()),
+            _lock: Some(file),
         };
+        let was_clean = fresh || FileHeader::decode(table.header_bytes()).is_some_and(|h| h.clean);
+        header.clean = false;
+        header.encode(table.header_bytes());
+        table.map.flush_range(0, FILE_HEADER_BYTES)?;
         if !was_clean {
             table.clear_interrupted_writes();
         }
         Ok(table)
+    }
+
+    /// The header page of a table file, for this thread alone (`&mut self`).
+    fn header_bytes(&mut self) -> &mut [u8] {
+        debug_assert!(self.file.is_some() && self.map.len() >= FILE_HEADER_BYTES);
+        // SAFETY: a file mapping starts with the header page; `&mut self` means no other
+        // reference into the mapping is in use, and the slice lives no longer than `self`.
+        unsafe { std::slice::from_raw_parts_mut(self.map.as_mut_ptr(), FILE_HEADER_BYTES) }
     }
 
     /// The number of entries.
@@ -237,6 +307,11 @@ impl Table {
         (self.bucket_mask + 1) * BUCKET_BYTES as u64
     }
 
+    /// The bytes of the part in use now (see the module documentation).
+    pub fn active_bytes(&self) -> u64 {
+        (self.active_mask.load(Ordering::Relaxed) + 1) * BUCKET_BYTES as u64
+    }
+
     /// The backing file, if any.
     pub fn file(&self) -> Option<&Path> {
         self.file.as_deref()
@@ -246,12 +321,29 @@ impl Table {
         let len = (self.bucket_mask + 1) as usize;
         // SAFETY: the mapping is page aligned, `offset` is a multiple of 64 and the mapping
         // holds `len` buckets after it; `Bucket` is plain atomics, valid for any bit pattern,
-        // and the slice lives no longer than `self.map`.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr().add(self.offset).cast(), len) }
+        // so threads may write through shared references to it. The pointer comes from a raw
+        // mapping, which is writable (`as_mut_ptr`), and the slice lives no longer than it.
+        unsafe { std::slice::from_raw_parts(self.map.as_mut_ptr().add(self.offset).cast(), len) }
     }
 
     fn bucket(&self, key: u64) -> &Bucket {
-        &self.buckets()[(key & self.bucket_mask) as usize]
+        &self.buckets()[(key & self.active_mask.load(Ordering::Relaxed)) as usize]
+    }
+
+    /// Counts `count` more filled slots and doubles the active part when half of it is
+    /// filled. Any thread may grow it; a lost race just leaves the other's growth in place.
+    fn report_fills(&self, count: u64) {
+        let filled = self.filled.fetch_add(count, Ordering::Relaxed) + count;
+        let mask = self.active_mask.load(Ordering::Relaxed);
+        let active_entries = (mask + 1) * ENTRIES_PER_BUCKET as u64;
+        if mask < self.bucket_mask && filled * 2 >= active_entries {
+            let _ = self.active_mask.compare_exchange(
+                mask,
+                mask << 1 | 1,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+        }
     }
 
     /// Asks the processor to start loading `key`'s bucket into the cache, so that a lookup
@@ -319,15 +411,21 @@ impl Table {
         }
         if victim_rank >= 2 {
             counters.replacements += 1;
+        } else if victim_rank == 1 {
+            counters.fills += 1;
+            if counters.fills.is_multiple_of(FILL_REPORT_BATCH) {
+                self.report_fills(FILL_REPORT_BATCH);
+            }
         }
         let new_meta = tag << TAG_SHIFT | work_log_of(work) << WORK_SHIFT;
         bucket.entries[victim].write(new_meta, numbers.pack());
     }
 
-    /// The fraction of entries in use, estimated from a sample of up to 4096 buckets spread
-    /// over the table.
+    /// The fraction of the active part's entries in use, estimated from a sample of up to
+    /// 4096 buckets spread over it.
     pub fn fill(&self) -> f64 {
-        let buckets = self.buckets();
+        let active = (self.active_mask.load(Ordering::Relaxed) + 1) as usize;
+        let buckets = &self.buckets()[..active];
         let step = (buckets.len() / 4096).max(1);
         let mut used = 0usize;
         let mut seen = 0usize;
@@ -351,9 +449,9 @@ impl Table {
             .flush()
             .with_context(|| format!("cannot write table file {shown}"))?;
         if clean {
-            let mut header = FileHeader::decode(&self.map[..FILE_HEADER_BYTES]).expect("header");
+            let mut header = FileHeader::decode(self.header_bytes()).expect("header");
             header.clean = true;
-            header.encode(&mut self.map[..FILE_HEADER_BYTES]);
+            header.encode(self.header_bytes());
             self.map.flush_range(0, FILE_HEADER_BYTES)?;
         }
         Ok(())
@@ -424,13 +522,32 @@ fn check_file(path: &Path, file: &File, len: u64) -> anyhow::Result<usize> {
 }
 
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(map: &MmapMut) {
+fn advise_huge_pages(map: &MmapRaw) {
     // Fewer TLB misses on random probes; purely advisory, so a refusal is ignored.
     let _ = map.advise(memmap2::Advice::HugePage);
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_map: &MmapMut) {}
+fn advise_huge_pages(_map: &MmapRaw) {}
+
+/// The memory the system can give without swapping (`MemAvailable` of `/proc/meminfo`), where
+/// the system says.
+pub fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Bytes for people, in binary units: `512 MiB`, `1.5 GiB`.
+fn show_bytes(bytes: u64) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    if bytes >= 1 << 30 {
+        format!("{:.1} GiB", bytes as f64 / GIB)
+    } else {
+        format!("{} MiB", bytes >> 20)
+    }
+}
 
 fn key_tag(key: u64) -> u64 {
     key >> (64 - TAG_BITS)
@@ -592,6 +709,57 @@ mod tests {
             "least work evicted"
         );
         assert!(table.lookup(bucket_mates(5), &mut c).is_some());
+    }
+
+    #[test]
+    fn an_anonymous_table_grows_as_it_fills_and_keeps_answering() {
+        let table = Table::new(64 << 20).unwrap();
+        assert_eq!(table.active_bytes(), INITIAL_ACTIVE_BYTES);
+        let mut c = TableCounters::default();
+        let key = |i: u64| crate::game::tables::splitmix64(i).0;
+        let numbers = |i: u64| Numbers {
+            phi: (i % 1000) as u32 + 1,
+            delta: 7,
+        };
+        let initial_entries = INITIAL_ACTIVE_BYTES / BUCKET_BYTES as u64 * 4;
+        let stored = 3 * initial_entries;
+        for i in 0..stored {
+            table.store(key(i), numbers(i), 1, &mut c);
+        }
+        assert!(
+            table.active_bytes() >= 4 * INITIAL_ACTIVE_BYTES,
+            "{}",
+            table.active_bytes()
+        );
+        assert!(table.active_bytes() <= table.bytes());
+        // Whatever is found is what was stored for that key.
+        let mut found = 0;
+        for i in 0..stored {
+            if let Some(f) = table.lookup(key(i), &mut c) {
+                assert_eq!(f.numbers, numbers(i));
+                found += 1;
+            }
+        }
+        // More is kept than the initial part could hold (entries stranded by a doubling are
+        // the only loss).
+        assert!(found > initial_entries, "{found} of {stored}");
+        // The latest stores are found, but for the odd one a full bucket evicted.
+        let recent = (stored - 1000..stored)
+            .filter(|&i| table.lookup(key(i), &mut c).is_some())
+            .count();
+        assert!(recent >= 990, "{recent} of the last 1000");
+        // Keys never stored are not found.
+        assert!((stored..stored + 10_000).all(|i| table.lookup(key(i), &mut c).is_none()));
+    }
+
+    #[test]
+    fn a_table_larger_than_the_available_memory_is_refused() {
+        let Some(available) = available_memory() else {
+            return;
+        };
+        let too_big = (available + 1).next_power_of_two() * 2;
+        let error = Table::new(too_big).err().expect("refused").to_string();
+        assert!(error.contains("memory available"), "{error}");
     }
 
     #[test]

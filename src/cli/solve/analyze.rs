@@ -1,0 +1,39 @@
+//! `uttt analyze POSITION`: the value of every legal move.
+
+use super::options::{open_table, search_options};
+use super::progress::{show_progress, with_live_line};
+use super::report::{analysis_text, AnalysisJson};
+use crate::cli::args::AnalyzeArgs;
+use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK};
+use crate::search::analyze;
+use std::io::Write;
+
+/// Analyses the position the arguments name and prints every move's value; returns the exit
+/// code: 0 when every move is settled, 1 when a limit left some unknown.
+pub fn run(args: &AnalyzeArgs) -> anyhow::Result<i32> {
+    let pos = args.position.resolve()?;
+    if pos.is_over() {
+        anyhow::bail!("the game is over in this position ({pos}): there are no moves to analyse");
+    }
+    let options = search_options(&args.search, None)?;
+    let mut table = open_table(&args.search)?;
+    let stop = interrupt::stop_flag();
+    let analysis = with_live_line(show_progress(args.search.quiet), &table, |live| {
+        analyze(&pos, &options, &table, stop, Some(live))
+    });
+    table.flush(true)?;
+    let text = if args.search.json {
+        let json = AnalysisJson::of(&analysis, options.engine.name(), options.worker_threads());
+        serde_json::to_string(&json)? + "\n"
+    } else {
+        analysis_text(&analysis)
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    Ok(if interrupt::interrupted() {
+        EXIT_INTERRUPTED
+    } else if analysis.unknown_moves().next().is_some() {
+        EXIT_INCOMPLETE
+    } else {
+        EXIT_OK
+    })
+}

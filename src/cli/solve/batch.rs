@@ -1,0 +1,350 @@
+//! `uttt solve --file`: every position of a file, JSON Lines or a table, with a progress bar.
+//!
+//! Positions are solved `--jobs` at a time, taken in file order by worker threads, all against
+//! one table allocated once for the batch; results are printed in file order as soon as they
+//! are contiguous. When the batch stops early (Ctrl-C, or a reader that went away), every
+//! result already finished is still printed, in order, before the summary.
+
+use super::options::{open_table, search_options};
+use super::progress::{batch_bar, show_progress};
+use super::report::{move_text, verdict_label, SolveJson};
+use crate::cli::args::SolveArgs;
+use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK};
+use crate::game::{parse_position_arg, Player, Position};
+use crate::search::{solve, SolveReport, Verdict};
+use anyhow::Context;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// One non-blank, non-comment line of the input.
+struct Entry {
+    line: usize,
+    parsed: Result<(Position, Option<Verdict>), String>,
+}
+
+/// What became of one entry.
+enum Outcome {
+    Solved {
+        report: Box<SolveReport>,
+        expected: Option<Verdict>,
+    },
+    Bad(String),
+}
+
+/// Reads the input and splits each line into a position and an optional expected value. A
+/// line that is not UTF-8 becomes a bad entry; only a failure to read at all is an error.
+fn read_entries(path: &Path) -> anyhow::Result<Vec<Entry>> {
+    let mut reader: Box<dyn BufRead> = if path == Path::new("-") {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Box::new(std::io::BufReader::new(file))
+    };
+    let mut entries = Vec::new();
+    let mut bytes = Vec::new();
+    for line in 1.. {
+        bytes.clear();
+        let read = reader
+            .read_until(b'\n', &mut bytes)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if read == 0 {
+            break;
+        }
+        let parsed = match std::str::from_utf8(&bytes) {
+            Ok(text) => match strip_comment(text) {
+                "" => continue,
+                text => parse_entry(text),
+            },
+            Err(e) => Err(format!(
+                "column {}: the line is not valid UTF-8 text",
+                e.valid_up_to() + 1
+            )),
+        };
+        entries.push(Entry { line, parsed });
+    }
+    Ok(entries)
+}
+
+/// The line without its comment: `#` opens one at the start of a line or after whitespace
+/// (inside the notation `#` marks a drawn board and is never preceded by whitespace).
+fn strip_comment(line: &str) -> &str {
+    let text = line.trim();
+    if text.starts_with('#') {
+        return "";
+    }
+    match text.find(" #").or_else(|| text.find("\t#")) {
+        Some(at) => text[..at].trim(),
+        None => text,
+    }
+}
+
+/// `POSITION [X|O|draw]`: the position in any accepted form, then optionally its value.
+fn parse_entry(text: &str) -> Result<(Position, Option<Verdict>), String> {
+    let (position, expected) = match text.rsplit_once(char::is_whitespace) {
+        Some((rest, last)) => match expected_value(last) {
+            Some(value) => (rest.trim(), Some(value)),
+            None => (text, None),
+        },
+        None => (text, None),
+    };
+    let pos = parse_position_arg(position).map_err(|e| e.to_string())?;
+    Ok((pos, expected))
+}
+
+/// An expected value as written in a batch file.
+fn expected_value(word: &str) -> Option<Verdict> {
+    match word {
+        "X" => Some(Verdict::Wins(Player::X)),
+        "O" => Some(Verdict::Wins(Player::O)),
+        "draw" => Some(Verdict::Draw),
+        _ => None,
+    }
+}
+
+/// Whether `verdict` says the same as `expected` (exactly the same answer, as a single
+/// `--attacker` answer "not X" is not a value).
+fn matches(expected: Verdict, verdict: Verdict) -> bool {
+    expected == verdict
+}
+
+/// Whether `verdict` contradicts `expected`: an answer that cannot be true if `expected` is.
+/// An unknown contradicts nothing, and "not X" contradicts only "X wins".
+fn contradicts(expected: Verdict, verdict: Verdict) -> bool {
+    match verdict {
+        Verdict::Unknown => false,
+        Verdict::DoesNotWin(player) => expected == Verdict::Wins(player),
+        answer => answer != expected,
+    }
+}
+
+/// Runs the batch; returns the exit code.
+pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
+    let entries = read_entries(path)?;
+    let mut options = search_options(&args.search, args.attacker)?;
+    let mut table = open_table(&args.search)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = args
+        .jobs
+        .map_or(cores, |j| j as usize)
+        .min(entries.len().max(1));
+    if args.search.threads.is_none() {
+        // Each position gets its share of the cores unless --threads says otherwise.
+        options.threads = options.threads.min((cores / jobs).max(1));
+    }
+    let stop = interrupt::stop_flag();
+    let bar = batch_bar(entries.len() as u64, show_progress(args.search.quiet));
+    let start = Instant::now();
+    let (sender, receiver) = crossbeam_channel::unbounded::<(usize, Outcome)>();
+    let mut summary = Summary::default();
+    let mut out = std::io::stdout().lock();
+    let next_entry = AtomicUsize::new(0);
+    let printed = std::thread::scope(|scope| -> anyhow::Result<()> {
+        for _ in 0..jobs {
+            let sender = sender.clone();
+            let (table, options, entries, next_entry) = (&table, &options, &entries, &next_entry);
+            scope.spawn(move || loop {
+                let i = next_entry.fetch_add(1, Ordering::Relaxed);
+                let Some(entry) = entries.get(i) else { break };
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let outcome = match &entry.parsed {
+                    Err(message) => Outcome::Bad(message.clone()),
+                    Ok((pos, expected)) => Outcome::Solved {
+                        report: Box::new(solve(pos, options, table, stop)),
+                        expected: *expected,
+                    },
+                };
+                if sender.send((i, outcome)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(sender);
+        if !args.search.json {
+            writeln!(out, "{}", TEXT_HEADER).inspect_err(|_| interrupt::stop_quietly())?;
+        }
+        // Print in file order: hold results until every earlier one has arrived. Entries never
+        // started (after a stop) leave gaps; what finished after a gap is printed at the end.
+        let mut pending = BTreeMap::new();
+        let mut next = 0;
+        let mut print = |outcome: &Outcome, line: usize| -> anyhow::Result<()> {
+            summary.count(outcome);
+            emit(&mut out, line, outcome, args.search.json)
+                .inspect_err(|_| interrupt::stop_quietly())?;
+            bar.inc(1);
+            bar.set_message(summary.brief());
+            Ok(())
+        };
+        for (i, outcome) in receiver {
+            pending.insert(i, outcome);
+            while let Some(outcome) = pending.remove(&next) {
+                print(&outcome, entries[next].line)?;
+                next += 1;
+            }
+        }
+        for (i, outcome) in pending {
+            print(&outcome, entries[i].line)?;
+        }
+        Ok(())
+    });
+    printed?;
+    bar.finish_and_clear();
+    summary.time_ms = start.elapsed().as_millis() as u64;
+    summary.interrupted = interrupt::interrupted();
+    summary.not_started = entries.len() as u64 - summary.positions - summary.errors;
+    if args.search.json {
+        writeln!(out, "{}", summary.to_json())?;
+    } else {
+        writeln!(out, "{}", summary.text())?;
+    }
+    out.flush()?;
+    table.flush(true)?;
+    Ok(if summary.interrupted {
+        EXIT_INTERRUPTED
+    } else if summary.all_good() {
+        EXIT_OK
+    } else {
+        EXIT_INCOMPLETE
+    })
+}
+
+/// The column titles of the text output.
+const TEXT_HEADER: &str = "  line  result   move       time        nodes  check";
+
+/// A batch result line in the JSON: the single-solve object with the line and the check.
+#[derive(Serialize)]
+struct ResultJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    line: usize,
+    #[serde(flatten)]
+    report: SolveJson<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matches: Option<bool>,
+}
+
+/// Prints one result or error line.
+fn emit(out: &mut impl Write, line: usize, outcome: &Outcome, as_json: bool) -> anyhow::Result<()> {
+    match outcome {
+        Outcome::Bad(message) if as_json => writeln!(
+            out,
+            "{}",
+            json!({"type": "error", "line": line, "message": message})
+        )?,
+        Outcome::Bad(message) => writeln!(out, "{line:>6}  error: {message}")?,
+        Outcome::Solved { report, expected } if as_json => {
+            let json = ResultJson {
+                kind: "result",
+                line,
+                report: SolveJson::of(report),
+                expected: expected.map(verdict_label),
+                matches: expected.map(|e| matches(e, report.verdict)),
+            };
+            writeln!(out, "{}", serde_json::to_string(&json)?)?
+        }
+        Outcome::Solved { report, expected } => {
+            let check = match expected {
+                Some(e) if matches(*e, report.verdict) => "ok".to_string(),
+                Some(e) if contradicts(*e, report.verdict) => {
+                    format!("MISMATCH (expected {})", verdict_label(*e))
+                }
+                Some(e) => format!("(expected {})", verdict_label(*e)),
+                None => String::new(),
+            };
+            writeln!(
+                out,
+                "{line:>6}  {:<8} {:<5} {:>9.3} s {:>12} nodes  {check}",
+                verdict_label(report.verdict),
+                move_text(report.best_move),
+                report.elapsed.as_secs_f64(),
+                report.nodes,
+            )?
+        }
+    }
+    Ok(())
+}
+
+/// Running totals of a batch.
+#[derive(Default)]
+struct Summary {
+    positions: u64,
+    solved: u64,
+    unknown: u64,
+    mismatches: u64,
+    errors: u64,
+    not_started: u64,
+    time_ms: u64,
+    interrupted: bool,
+}
+
+impl Summary {
+    fn count(&mut self, outcome: &Outcome) {
+        match outcome {
+            Outcome::Bad(_) => self.errors += 1,
+            Outcome::Solved { report, expected } => {
+                self.positions += 1;
+                if report.verdict.is_answered() {
+                    self.solved += 1;
+                } else {
+                    self.unknown += 1;
+                }
+                if expected.is_some_and(|e| contradicts(e, report.verdict)) {
+                    self.mismatches += 1;
+                }
+            }
+        }
+    }
+
+    fn all_good(&self) -> bool {
+        self.unknown == 0 && self.mismatches == 0 && self.errors == 0 && self.not_started == 0
+    }
+
+    fn brief(&self) -> String {
+        format!("solved {}  unknown {}", self.solved, self.unknown)
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "type": "summary",
+            "positions": self.positions,
+            "solved": self.solved,
+            "unknown": self.unknown,
+            "mismatches": self.mismatches,
+            "errors": self.errors,
+            "not_started": self.not_started,
+            "time_ms": self.time_ms,
+            "interrupted": self.interrupted,
+        })
+    }
+
+    fn text(&self) -> String {
+        let not_started = if self.not_started > 0 {
+            format!(", {} not started", self.not_started)
+        } else {
+            String::new()
+        };
+        format!(
+            "{} positions: {} solved, {} unknown, {} mismatches, {} bad lines{not_started}, {:.3} s{}",
+            self.positions,
+            self.solved,
+            self.unknown,
+            self.mismatches,
+            self.errors,
+            self.time_ms as f64 / 1000.0,
+            if self.interrupted {
+                " (interrupted)"
+            } else {
+                ""
+            }
+        )
+    }
+}

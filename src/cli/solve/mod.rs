@@ -1,0 +1,27 @@
+//! The commands that search: `uttt solve` (one position or a batch) and `uttt analyze`.
+//!
+//! `options` turns arguments into typed search options and a table; `single`, `batch` and
+//! `analyze` run the searches; `report` renders their typed results as text or JSON and
+//! chooses exit codes; `progress` draws the live displays.
+
+mod analyze;
+mod batch;
+mod options;
+mod progress;
+mod report;
+mod single;
+
+use super::args::{AnalyzeArgs, SolveArgs};
+
+/// Runs `uttt solve`: a single position, or a batch with `--file`.
+pub fn run_solve(args: &SolveArgs) -> anyhow::Result<i32> {
+    match &args.file {
+        Some(path) => batch::run(args, path),
+        None => single::run(args),
+    }
+}
+
+/// Runs `uttt analyze`.
+pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<i32> {
+    analyze::run(args)
+}

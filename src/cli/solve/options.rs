@@ -1,0 +1,84 @@
+//! From command-line arguments to the search's typed options and its table.
+
+use super::super::args::{EngineArg, PlayerArg, SearchArgs};
+use crate::game::Player;
+use crate::search::{Engine, SolveOptions, Table};
+
+impl From<PlayerArg> for Player {
+    fn from(arg: PlayerArg) -> Player {
+        match arg {
+            PlayerArg::X => Player::X,
+            PlayerArg::O => Player::O,
+        }
+    }
+}
+
+impl From<EngineArg> for Engine {
+    fn from(arg: EngineArg) -> Engine {
+        match arg {
+            EngineArg::Dfpn => Engine::Dfpn,
+            EngineArg::PnDfpn => Engine::PnDfpn,
+        }
+    }
+}
+
+/// The search options the arguments ask for: [`SolveOptions::default`] with every option the
+/// user gave put over it.
+pub fn search_options(
+    args: &SearchArgs,
+    attacker: Option<PlayerArg>,
+) -> anyhow::Result<SolveOptions> {
+    if !(args.epsilon >= 0.0 && args.epsilon <= 16.0) {
+        anyhow::bail!("--epsilon must be between 0 and 16, not {}", args.epsilon);
+    }
+    let defaults = SolveOptions::default();
+    Ok(SolveOptions {
+        engine: args.engine.map_or(defaults.engine, Engine::from),
+        threads: args.threads.map_or(defaults.threads, |t| t as usize),
+        epsilon: args.epsilon,
+        time_limit: args.time_limit,
+        node_limit: args.node_limit,
+        attacker: attacker.map(Player::from),
+        job_work: args.job_work.max(1),
+        split_threshold: args.split_threshold,
+        tree_bytes: args.tree_mem,
+    })
+}
+
+/// The table the arguments ask for: in `--table-file` if given, else anonymous memory.
+pub fn open_table(args: &SearchArgs) -> anyhow::Result<Table> {
+    match &args.table_file {
+        Some(path) => Table::open_file(path, args.table_mem),
+        None => Table::new(args.table_mem),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::args::{Cli, Command};
+    use clap::Parser;
+
+    #[test]
+    fn the_command_line_defaults_are_the_search_defaults() {
+        let cli = Cli::try_parse_from(["uttt", "solve", "start"]).unwrap();
+        let Command::Solve(args) = cli.command else {
+            panic!("a solve command");
+        };
+        let options = search_options(&args.search, args.attacker).unwrap();
+        let defaults = SolveOptions::default();
+        assert_eq!(options.engine, defaults.engine);
+        assert_eq!(options.threads, defaults.threads);
+        assert_eq!(options.epsilon, defaults.epsilon);
+        assert_eq!(options.job_work, defaults.job_work);
+        assert_eq!(options.split_threshold, defaults.split_threshold);
+        assert_eq!(options.tree_bytes, defaults.tree_bytes);
+        assert_eq!(options.time_limit, None);
+        assert_eq!(options.node_limit, None);
+        assert_eq!(options.attacker, None);
+        assert_eq!(
+            args.search.table_mem,
+            crate::search::table::DEFAULT_TABLE_BYTES
+        );
+    }
+}

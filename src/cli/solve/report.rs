@@ -1,0 +1,299 @@
+//! Rendering of search results: the documented JSON objects, the text summaries, and the exit
+//! codes. The search hands over typed data; every word a user reads is chosen here.
+
+use super::super::{EXIT_INCOMPLETE, EXIT_OK};
+use crate::game::{Move, Player, Position};
+use crate::search::numbers::INFINITY;
+use crate::search::pn_dfpn::TreeReport;
+use crate::search::{Analysis, BinaryOutcome, SolveReport, SolveValue, TableReport, Verdict};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+/// The `result` field: `X`, `O`, `draw`, `unknown`, or after a disproved single question
+/// `not X` / `not O`.
+pub fn verdict_label(verdict: Verdict) -> String {
+    match verdict {
+        Verdict::Wins(player) => player.letter().to_string(),
+        Verdict::Draw => "draw".into(),
+        Verdict::DoesNotWin(player) => format!("not {player}"),
+        Verdict::Unknown => "unknown".into(),
+    }
+}
+
+/// A value as a word: `win`, `loss`, `draw`, `unknown` (as in the JSON).
+pub fn value_word(value: SolveValue) -> &'static str {
+    match value {
+        SolveValue::Win => "win",
+        SolveValue::Loss => "loss",
+        SolveValue::Draw => "draw",
+        SolveValue::Unknown => "unknown",
+    }
+}
+
+/// A proof or disproof number for people: `∞` for infinity.
+pub fn number_text(n: u32) -> String {
+    if n == INFINITY {
+        "∞".into()
+    } else {
+        n.to_string()
+    }
+}
+
+/// The exit code for a solve: 0 when the question was answered, 1 when a limit left it open.
+pub fn exit_code(verdict: Verdict) -> i32 {
+    if verdict.is_answered() {
+        EXIT_OK
+    } else {
+        EXIT_INCOMPLETE
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    duration.as_millis() as u64
+}
+
+fn seconds(duration: Duration) -> f64 {
+    duration.as_secs_f64()
+}
+
+/// One binary search in the JSON (φ/δ are plain numbers; ∞ is 4294967295).
+#[derive(Serialize)]
+struct SearchJson {
+    attacker: Player,
+    outcome: BinaryOutcome,
+    time_ms: u64,
+    nodes: u64,
+    root_phi: u32,
+    root_delta: u32,
+}
+
+/// The documented JSON object of a single solve (also the body of a batch result line).
+#[derive(Serialize)]
+pub struct SolveJson<'a> {
+    position: Position,
+    to_move: Player,
+    result: String,
+    value: SolveValue,
+    best_move: Option<Move>,
+    pv: &'a [Move],
+    engine: &'static str,
+    threads: usize,
+    time_ms: u64,
+    nodes: u64,
+    nps: u64,
+    searches: Vec<SearchJson>,
+    table: &'a TableReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tree: Option<&'a TreeReport>,
+}
+
+impl<'a> SolveJson<'a> {
+    /// The JSON view of `report`.
+    pub fn of(report: &'a SolveReport) -> SolveJson<'a> {
+        SolveJson {
+            position: report.position,
+            to_move: report.to_move(),
+            result: verdict_label(report.verdict),
+            value: report.value(),
+            best_move: report.best_move,
+            pv: &report.pv,
+            engine: report.engine.name(),
+            threads: report.threads,
+            time_ms: millis(report.elapsed),
+            nodes: report.nodes,
+            nps: report.nodes_per_second(),
+            searches: report
+                .searches
+                .iter()
+                .map(|s| SearchJson {
+                    attacker: s.attacker,
+                    outcome: s.outcome,
+                    time_ms: millis(s.elapsed),
+                    nodes: s.nodes,
+                    root_phi: s.root.phi,
+                    root_delta: s.root.delta,
+                })
+                .collect(),
+            table: &report.table,
+            tree: report.tree.as_ref(),
+        }
+    }
+}
+
+/// The table line of a summary.
+fn table_text(t: &TableReport) -> String {
+    let hit_rate = if t.lookups > 0 {
+        100.0 * t.hits as f64 / t.lookups as f64
+    } else {
+        0.0
+    };
+    format!(
+        "{} MiB ({} MiB in use), {} entries, {:.1}% full, {} lookups ({hit_rate:.1}% hits), {} stores, {} replacements",
+        t.bytes >> 20,
+        t.active_bytes >> 20,
+        t.entries,
+        100.0 * t.fill,
+        t.lookups,
+        t.stores,
+        t.replacements
+    )
+}
+
+/// What a result means in words, e.g. `X wins`, `draw`, `O does not win`.
+fn verdict_words(verdict: Verdict) -> String {
+    match verdict {
+        Verdict::Wins(player) => format!("{player} wins"),
+        Verdict::Draw => "draw".into(),
+        Verdict::DoesNotWin(player) => format!("{player} does not win"),
+        Verdict::Unknown => "unknown".into(),
+    }
+}
+
+/// The human-readable summary of a solve.
+pub fn summary_text(report: &SolveReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "position   {}", report.position);
+    let _ = writeln!(
+        out,
+        "result     {}  ({} to move: {})",
+        verdict_words(report.verdict),
+        report.to_move(),
+        value_word(report.value())
+    );
+    let _ = writeln!(out, "best move  {}", move_text(report.best_move));
+    if !report.pv.is_empty() {
+        let _ = writeln!(out, "pv         {}", crate::game::format_moves(&report.pv));
+    }
+    let threads = report.threads;
+    let _ = writeln!(
+        out,
+        "time       {:.3} s   nodes {}   {} nodes/s   engine {} ({threads} thread{})",
+        seconds(report.elapsed),
+        report.nodes,
+        report.nodes_per_second(),
+        report.engine.name(),
+        if threads == 1 { "" } else { "s" }
+    );
+    let _ = writeln!(out, "table      {}", table_text(&report.table));
+    for s in &report.searches {
+        let _ = writeln!(
+            out,
+            "search     does {} win? {} in {:.3} s, {} nodes, root φ={} δ={}",
+            s.attacker,
+            outcome_word(s.outcome),
+            seconds(s.elapsed),
+            s.nodes,
+            number_text(s.root.phi),
+            number_text(s.root.delta)
+        );
+    }
+    out
+}
+
+fn outcome_word(outcome: BinaryOutcome) -> &'static str {
+    match outcome {
+        BinaryOutcome::Proved => "yes (proved)",
+        BinaryOutcome::Disproved => "no (disproved)",
+        BinaryOutcome::Unknown => "unknown",
+    }
+}
+
+/// A move, or `-` for none.
+pub fn move_text(mv: Option<Move>) -> String {
+    mv.map_or_else(|| "-".into(), |m| m.to_string())
+}
+
+/// One move of an analysis in the JSON.
+#[derive(Serialize)]
+struct MoveJson {
+    #[serde(rename = "move")]
+    mv: Move,
+    value: SolveValue,
+    best_reply: Option<Move>,
+    time_ms: u64,
+    nodes: u64,
+}
+
+/// The documented JSON object of `uttt analyze`.
+#[derive(Serialize)]
+pub struct AnalysisJson<'a> {
+    position: Position,
+    to_move: Player,
+    value: SolveValue,
+    moves: Vec<MoveJson>,
+    unknown_moves: Vec<Move>,
+    engine: &'static str,
+    threads: usize,
+    time_ms: u64,
+    nodes: u64,
+    table: &'a TableReport,
+}
+
+impl<'a> AnalysisJson<'a> {
+    /// The JSON view of `analysis`, made with `engine` on `threads` threads.
+    pub fn of(analysis: &'a Analysis, engine: &'static str, threads: usize) -> AnalysisJson<'a> {
+        AnalysisJson {
+            position: analysis.position,
+            to_move: analysis.to_move(),
+            value: analysis.value(),
+            moves: analysis
+                .moves
+                .iter()
+                .map(|m| MoveJson {
+                    mv: m.mv,
+                    value: m.value,
+                    best_reply: m.best_reply,
+                    time_ms: millis(m.elapsed),
+                    nodes: m.nodes,
+                })
+                .collect(),
+            unknown_moves: analysis.unknown_moves().collect(),
+            engine,
+            threads,
+            time_ms: millis(analysis.elapsed),
+            nodes: analysis.nodes,
+            table: &analysis.table,
+        }
+    }
+}
+
+/// The human-readable table of an analysis.
+pub fn analysis_text(analysis: &Analysis) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "position   {}", analysis.position);
+    let _ = writeln!(
+        out,
+        "value      {} for {} (the best of its moves)",
+        value_word(analysis.value()),
+        analysis.to_move()
+    );
+    let _ = writeln!(out, "move  value    reply       time        nodes");
+    for m in &analysis.moves {
+        let _ = writeln!(
+            out,
+            "{:<5} {:<8} {:<5} {:>9.3} s {:>12}",
+            m.mv.to_string(),
+            value_word(m.value),
+            move_text(m.best_reply),
+            seconds(m.elapsed),
+            m.nodes
+        );
+    }
+    let unknown: Vec<Move> = analysis.unknown_moves().collect();
+    if !unknown.is_empty() {
+        let _ = writeln!(
+            out,
+            "unknown    {} (a limit ended their solves)",
+            crate::game::format_moves(&unknown)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "time       {:.3} s   nodes {}",
+        seconds(analysis.elapsed),
+        analysis.nodes
+    );
+    let _ = writeln!(out, "table      {}", table_text(&analysis.table));
+    out
+}

@@ -1,0 +1,142 @@
+//! Per-move analysis: the value of every legal move of a position, each found by a full
+//! three-valued solve of the position after it, all against one table and within one set of
+//! limits.
+
+use super::dfpn::{Limits, LiveStats};
+use super::solve::{solve_within, SolveOptions, SolveValue, TableReport, Verdict};
+use super::table::{Table, TableCounters};
+use crate::game::{Move, Player, Position};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// What one move is worth to the player who makes it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MoveAnalysis {
+    /// The move.
+    pub mv: Move,
+    /// Its value for the player making it (`Unknown` when a limit ended its solve).
+    pub value: SolveValue,
+    /// The opponent's best reply, when the value is known and the game goes on.
+    pub best_reply: Option<Move>,
+    /// Wall time spent on this move.
+    pub elapsed: Duration,
+    /// MID calls spent on this move.
+    pub nodes: u64,
+}
+
+/// The analysis of every legal move of a position.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Analysis {
+    /// The position analysed.
+    pub position: Position,
+    /// Every legal move, best first: wins, draws, unknowns, losses; in square order within
+    /// each group.
+    pub moves: Vec<MoveAnalysis>,
+    /// Wall time of the whole analysis.
+    pub elapsed: Duration,
+    /// MID calls over all moves.
+    pub nodes: u64,
+    /// Table figures at the end, traffic summed over all moves.
+    pub table: TableReport,
+}
+
+impl Analysis {
+    /// The side to move in the analysed position.
+    pub fn to_move(&self) -> Player {
+        self.position.side_to_move()
+    }
+
+    /// The position's value for the side to move as far as the moves show it: a winning move
+    /// makes it a win; otherwise an unknown move leaves it unknown; otherwise the best of draw
+    /// and loss. `Unknown` for a finished game (it has no moves).
+    pub fn value(&self) -> SolveValue {
+        let has = |value| self.moves.iter().any(|m| m.value == value);
+        if has(SolveValue::Win) {
+            SolveValue::Win
+        } else if self.moves.is_empty() || has(SolveValue::Unknown) {
+            SolveValue::Unknown
+        } else if has(SolveValue::Draw) {
+            SolveValue::Draw
+        } else {
+            SolveValue::Loss
+        }
+    }
+
+    /// The moves whose value a limit left unknown.
+    pub fn unknown_moves(&self) -> impl Iterator<Item = Move> + '_ {
+        self.moves
+            .iter()
+            .filter(|m| m.value == SolveValue::Unknown)
+            .map(|m| m.mv)
+    }
+}
+
+/// The order of values in an analysis: best for the mover first.
+fn rank(value: SolveValue) -> u8 {
+    match value {
+        SolveValue::Win => 0,
+        SolveValue::Draw => 1,
+        SolveValue::Unknown => 2,
+        SolveValue::Loss => 3,
+    }
+}
+
+/// Analyses every legal move of `pos`. `options.time_limit` and `options.node_limit` bound the
+/// whole analysis: moves not finished within them stay `Unknown`, and so do all moves after
+/// `stop` is raised. `options.attacker` is ignored: every move gets its full value.
+pub fn analyze(
+    pos: &Position,
+    options: &SolveOptions,
+    table: &Table,
+    stop: &AtomicBool,
+    live: Option<&LiveStats>,
+) -> Analysis {
+    let start = Instant::now();
+    let limits = Limits {
+        stop,
+        deadline: options.time_limit.map(|t| start + t),
+        live,
+    };
+    let three_valued = SolveOptions {
+        attacker: None,
+        ..options.clone()
+    };
+    let node_budget = options.node_limit.unwrap_or(u64::MAX);
+    let mover = pos.side_to_move();
+    let mut nodes = 0u64;
+    let mut counters = TableCounters::default();
+    let mut moves: Vec<MoveAnalysis> = Vec::new();
+    for mv in pos.legal_moves() {
+        let report = solve_within(
+            &pos.play(mv),
+            &three_valued,
+            table,
+            limits,
+            node_budget.saturating_sub(nodes),
+        );
+        nodes += report.nodes;
+        counters.add(&report.table.counters());
+        let value = match report.verdict {
+            Verdict::Wins(winner) if winner == mover => SolveValue::Win,
+            Verdict::Wins(_) => SolveValue::Loss,
+            Verdict::Draw => SolveValue::Draw,
+            Verdict::DoesNotWin(_) | Verdict::Unknown => SolveValue::Unknown,
+        };
+        moves.push(MoveAnalysis {
+            mv,
+            value,
+            best_reply: report.best_move,
+            elapsed: report.elapsed,
+            nodes: report.nodes,
+        });
+    }
+    moves.sort_by_key(|m| (rank(m.value), m.mv));
+    Analysis {
+        position: *pos,
+        moves,
+        elapsed: start.elapsed(),
+        nodes,
+        table: TableReport::of(table, &counters),
+    }
+}
