@@ -1,8 +1,11 @@
 //! `uttt`: a solver for Ultimate Tic Tac Toe.
 //!
-//! Three layers with arrows pointing one way: [`game`] (rules, bitboards, notation) ←
-//! `search` (tables, DFPN, PN-DFPN) ← [`cli`] (clap, formatting, progress, signals).
+//! Layers with arrows pointing one way: [`game`] (rules, bitboards, notation) ←
+//! [`certificate`] (the proof format and its independent verifier, game rules only) ←
+//! [`search`] (tables, DFPN, PN-DFPN, certificate writing) ← [`cli`] (clap, formatting,
+//! progress, signals).
 
+pub mod certificate;
 pub mod cli;
 pub mod game;
 pub mod search;

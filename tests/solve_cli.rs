@@ -1,21 +1,11 @@
 //! `uttt solve` as users run it: JSON keys, limits, table files and their refusal.
+mod common;
 use serde_json::Value;
-use std::process::Command;
 
 /// A position 36 plies into a seeded random game: X wins, in about 0.5 s and 190,000 nodes.
 const MEDIUM: &str = "X;......@O.;O...XX.X./.....O.XX/XOOXX..../O.....O.O/OXO....OX/.OO....X./....O.XX./..XX..OOO/..X.XXO.O";
 
-fn uttt(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_uttt"))
-        .args(args)
-        .output()
-        .expect("uttt runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::run_uttt as uttt;
 
 fn solve_json(args: &[&str]) -> (i32, Value) {
     let mut all = vec!["solve", "--json"];

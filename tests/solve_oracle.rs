@@ -3,7 +3,7 @@
 //! replacement.
 mod common;
 use std::sync::atomic::AtomicBool;
-use uttt::game::{format_position, parse_position, Move, Position, Rng};
+use uttt::game::{format_position, parse_position, Move, Position};
 use uttt::search::{analyze, solve, Engine, SolveOptions, SolveValue, Table, Verdict};
 
 /// The engines under test: DFPN, and PN-DFPN with 1, 2 and 4 workers and small jobs and
@@ -76,21 +76,6 @@ fn check_best_move(pos: &Position, best: Option<Move>, result: &str) {
     }
 }
 
-/// Positions from seeded random playouts of 50–60 plies that are still in play.
-pub fn playout_positions(count: usize, seed: u64) -> Vec<String> {
-    let mut rng = Rng::new(seed);
-    let mut out = Vec::new();
-    while out.len() < count {
-        let plies = 50 + rng.below(11);
-        let moves = rng.playout(&Position::start(), plies);
-        let p = moves.iter().fold(Position::start(), |p, &m| p.play(m));
-        if !p.is_over() {
-            out.push(format_position(&p));
-        }
-    }
-    out
-}
-
 /// Every engine gives every reference value with a table of `table_bytes`.
 fn check_reference_values(table_bytes: u64) {
     let rows = common::data_rows("late-positions.tsv");
@@ -115,7 +100,7 @@ fn every_engine_matches_reference_values_with_a_tiny_table() {
 
 #[test]
 fn every_engine_matches_the_oracle_on_random_playouts() {
-    let positions = playout_positions(200, 2026);
+    let positions = common::playout_positions(200, 2026);
     let engines = engines();
     common::parallel_rows(&positions, |p| {
         let expected = common::oracle::oracle_value(p);
@@ -155,7 +140,7 @@ fn every_engine_finds_the_draw_the_earlier_solver_calls_a_win() {
 
 #[test]
 fn a_limit_gives_unknown_or_the_true_value_never_another() {
-    let positions = playout_positions(24, 77);
+    let positions = common::playout_positions(24, 77);
     let engines = engines();
     let seen = std::sync::Mutex::new((0usize, 0usize));
     common::parallel_rows(&positions, |p| {
@@ -199,7 +184,7 @@ fn value_for(oracle: &str, side: &str) -> SolveValue {
 /// The value of every move, and the position's value, as the oracle sees them.
 #[test]
 fn analysis_gives_every_move_its_oracle_value() {
-    let positions = playout_positions(30, 4242);
+    let positions = common::playout_positions(30, 4242);
     let kinds = std::sync::Mutex::new(std::collections::BTreeSet::new());
     common::parallel_rows(&positions, |p| {
         let pos = parse_position(p).unwrap();
@@ -271,7 +256,7 @@ fn live_stats_show_the_root_numbers() {
 /// tiny table has lost the entries that move would be read from.
 #[test]
 fn a_node_limit_bounds_the_whole_solve() {
-    let positions = playout_positions(16, 99);
+    let positions = common::playout_positions(16, 99);
     common::parallel_rows(&positions, |p| {
         let pos = parse_position(p).unwrap();
         for options in engines() {

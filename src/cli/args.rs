@@ -35,6 +35,11 @@ pub enum Command {
         after_help = "Examples:\n  uttt analyze \"X;...;...\" --time-limit 1m\n  uttt analyze \"ee ea ae\" --json"
     )]
     Analyze(AnalyzeArgs),
+    /// Check a proof certificate with the independent verifier.
+    #[command(
+        after_help = "Example:\n  uttt solve \"X;...;...\" --certificate proof.cert\n  uttt verify proof.cert"
+    )]
+    Verify(VerifyArgs),
     /// Print positions from seeded random playouts (for benchmarks and tests).
     #[command(after_help = "Example:\n  uttt gen --plies 40 --count 10 --seed 7 > positions.txt")]
     Gen(GenArgs),
@@ -133,6 +138,14 @@ pub struct SolveArgs {
     /// Ask only "does this player win?" (a single binary search).
     #[arg(long, value_enum)]
     pub attacker: Option<PlayerArg>,
+    /// Write a proof certificate of the answer to this file (with --file: into this
+    /// directory, one `line-N.cert` per position); `uttt verify` checks it.
+    #[arg(long, value_name = "PATH")]
+    pub certificate: Option<PathBuf>,
+    /// Write the certificate (to a temporary file unless --certificate names one), check it
+    /// with the independent verifier, and report whether the answer is certified.
+    #[arg(long)]
+    pub verify: bool,
     /// How to search.
     #[command(flatten)]
     pub search: SearchArgs,
@@ -188,6 +201,16 @@ pub struct SearchArgs {
     #[arg(long, value_name = "N")]
     pub node_limit: Option<u64>,
     /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `uttt verify`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The certificate file.
+    pub file: PathBuf,
+    /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
 }

@@ -8,6 +8,7 @@ mod perft_cmd;
 mod show;
 mod solve;
 mod units;
+mod verify_cmd;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -49,6 +50,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Perft(args) => perft_cmd::run(&args),
         Command::Solve(args) => solve::run_solve(&args),
         Command::Analyze(args) => solve::run_analyze(&args),
+        Command::Verify(args) => verify_cmd::run(&args),
         Command::Gen(args) => gen_cmd::run(&args),
     }
 }

@@ -2,6 +2,7 @@
 //! three-valued driver. Knows the game core, nothing of the command line; no global state.
 
 pub mod analyze;
+pub mod certify;
 pub mod dfpn;
 pub mod numbers;
 pub mod pn_dfpn;
@@ -10,6 +11,7 @@ pub mod solve;
 pub mod table;
 
 pub use analyze::{analyze, Analysis, MoveAnalysis};
+pub use certify::{certify, claims_for, Certificate, CertifyError};
 pub use dfpn::LiveStats;
 pub use numbers::Numbers;
 pub use solve::{

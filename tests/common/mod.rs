@@ -30,3 +30,32 @@ pub fn parallel_rows<T: Sync>(items: &[T], check: impl Fn(&T) + Sync) {
         }
     });
 }
+
+/// Positions from seeded random playouts of 50–60 plies that are still in play, in notation.
+pub fn playout_positions(count: usize, seed: u64) -> Vec<String> {
+    use uttt::game::{format_position, Position, Rng};
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let plies = 50 + rng.below(11);
+        let moves = rng.playout(&Position::start(), plies);
+        let p = moves.iter().fold(Position::start(), |p, &m| p.play(m));
+        if !p.is_over() {
+            out.push(format_position(&p));
+        }
+    }
+    out
+}
+
+/// Runs the built `uttt` with `args`: exit code, stdout and stderr.
+pub fn run_uttt(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_uttt"))
+        .args(args)
+        .output()
+        .expect("uttt runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

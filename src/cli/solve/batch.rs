@@ -5,6 +5,7 @@
 //! are contiguous. When the batch stops early (Ctrl-C, or a reader that went away), every
 //! result already finished is still printed, in order, before the summary.
 
+use super::certificate::{write_and_check, Figures, Request};
 use super::options::{open_table, search_options};
 use super::progress::{batch_bar, show_progress};
 use super::report::{move_text, verdict_label, SolveJson};
@@ -32,6 +33,8 @@ enum Outcome {
     Solved {
         report: Box<SolveReport>,
         expected: Option<Verdict>,
+        /// The certificate written, when one was asked for and the answer is known.
+        certificate: Option<Figures>,
     },
     Bad(String),
 }
@@ -137,6 +140,11 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
         // Each position gets its share of the cores unless --threads says otherwise.
         options.threads = options.threads.min((cores / jobs).max(1));
     }
+    if let Some(dir) = &args.certificate {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create certificate directory {}", dir.display()))?;
+    }
+    let wants_certificate = args.certificate.is_some() || args.verify;
     let stop = interrupt::stop_flag();
     let bar = batch_bar(entries.len() as u64, show_progress(args.search.quiet));
     let start = Instant::now();
@@ -156,10 +164,38 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
                 }
                 let outcome = match &entry.parsed {
                     Err(message) => Outcome::Bad(message.clone()),
-                    Ok((pos, expected)) => Outcome::Solved {
-                        report: Box::new(solve(pos, options, table, stop)),
-                        expected: *expected,
-                    },
+                    Ok((pos, expected)) => {
+                        let report = solve(pos, options, table, stop);
+                        let name = format!("line-{}", entry.line);
+                        let path = args
+                            .certificate
+                            .as_ref()
+                            .map(|d| d.join(format!("{name}.cert")));
+                        let request = Request {
+                            path: path.as_deref(),
+                            verify: args.verify,
+                        };
+                        let certificate = if wants_certificate {
+                            match write_and_check(
+                                &report,
+                                table,
+                                options.epsilon,
+                                stop,
+                                &request,
+                                &name,
+                            ) {
+                                Ok(figures) => figures,
+                                Err(error) => Some(failed_certificate(&error)),
+                            }
+                        } else {
+                            None
+                        };
+                        Outcome::Solved {
+                            report: Box::new(report),
+                            expected: *expected,
+                            certificate,
+                        }
+                    }
                 };
                 if sender.send((i, outcome)).is_err() {
                     break;
@@ -215,6 +251,21 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     })
 }
 
+/// The figures of a certificate that could not be written (an I/O error): not certified.
+fn failed_certificate(error: &anyhow::Error) -> Figures {
+    eprintln!("error: {error:#}");
+    Figures {
+        path: None,
+        blocks: 0,
+        bytes: 0,
+        write_ms: 0,
+        research_nodes: 0,
+        certified: Some(false),
+        positions: None,
+        verify_ms: None,
+    }
+}
+
 /// The column titles of the text output.
 const TEXT_HEADER: &str = "  line  result   move       time        nodes  check";
 
@@ -241,17 +292,30 @@ fn emit(out: &mut impl Write, line: usize, outcome: &Outcome, as_json: bool) -> 
             json!({"type": "error", "line": line, "message": message})
         )?,
         Outcome::Bad(message) => writeln!(out, "{line:>6}  error: {message}")?,
-        Outcome::Solved { report, expected } if as_json => {
+        Outcome::Solved {
+            report,
+            expected,
+            certificate,
+        } if as_json => {
             let json = ResultJson {
                 kind: "result",
                 line,
-                report: SolveJson::of(report),
+                report: SolveJson::of(report).with_certificate(certificate.as_ref()),
                 expected: expected.map(verdict_label),
                 matches: expected.map(|e| matches(e, report.verdict)),
             };
             writeln!(out, "{}", serde_json::to_string(&json)?)?
         }
-        Outcome::Solved { report, expected } => {
+        Outcome::Solved {
+            report,
+            expected,
+            certificate,
+        } => {
+            let certified = match certificate.as_ref().and_then(|c| c.certified) {
+                Some(true) => "  certified",
+                Some(false) => "  NOT CERTIFIED",
+                None => "",
+            };
             let check = match expected {
                 Some(e) if matches(*e, report.verdict) => "ok".to_string(),
                 Some(e) if contradicts(*e, report.verdict) => {
@@ -262,7 +326,7 @@ fn emit(out: &mut impl Write, line: usize, outcome: &Outcome, as_json: bool) -> 
             };
             writeln!(
                 out,
-                "{line:>6}  {:<8} {:<5} {:>9.3} s {:>12} nodes  {check}",
+                "{line:>6}  {:<8} {:<5} {:>9.3} s {:>12} nodes  {check}{certified}",
                 verdict_label(report.verdict),
                 move_text(report.best_move),
                 report.elapsed.as_secs_f64(),
@@ -282,6 +346,7 @@ struct Summary {
     mismatches: u64,
     errors: u64,
     not_started: u64,
+    not_certified: u64,
     time_ms: u64,
     interrupted: bool,
 }
@@ -290,8 +355,15 @@ impl Summary {
     fn count(&mut self, outcome: &Outcome) {
         match outcome {
             Outcome::Bad(_) => self.errors += 1,
-            Outcome::Solved { report, expected } => {
+            Outcome::Solved {
+                report,
+                expected,
+                certificate,
+            } => {
                 self.positions += 1;
+                if certificate.as_ref().and_then(|c| c.certified) == Some(false) {
+                    self.not_certified += 1;
+                }
                 if report.verdict.is_answered() {
                     self.solved += 1;
                 } else {
@@ -305,7 +377,11 @@ impl Summary {
     }
 
     fn all_good(&self) -> bool {
-        self.unknown == 0 && self.mismatches == 0 && self.errors == 0 && self.not_started == 0
+        self.unknown == 0
+            && self.mismatches == 0
+            && self.errors == 0
+            && self.not_started == 0
+            && self.not_certified == 0
     }
 
     fn brief(&self) -> String {
@@ -321,17 +397,21 @@ impl Summary {
             "mismatches": self.mismatches,
             "errors": self.errors,
             "not_started": self.not_started,
+            "not_certified": self.not_certified,
             "time_ms": self.time_ms,
             "interrupted": self.interrupted,
         })
     }
 
     fn text(&self) -> String {
-        let not_started = if self.not_started > 0 {
+        let mut not_started = if self.not_started > 0 {
             format!(", {} not started", self.not_started)
         } else {
             String::new()
         };
+        if self.not_certified > 0 {
+            not_started += &format!(", {} NOT CERTIFIED", self.not_certified);
+        }
         format!(
             "{} positions: {} solved, {} unknown, {} mismatches, {} bad lines{not_started}, {:.3} s{}",
             self.positions,

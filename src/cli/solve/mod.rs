@@ -6,6 +6,7 @@
 
 mod analyze;
 mod batch;
+mod certificate;
 mod options;
 mod progress;
 mod report;

@@ -2,6 +2,7 @@
 //! codes. The search hands over typed data; every word a user reads is chosen here.
 
 use super::super::{EXIT_INCOMPLETE, EXIT_OK};
+use super::certificate::Figures;
 use crate::game::{Move, Player, Position};
 use crate::search::numbers::INFINITY;
 use crate::search::pn_dfpn::TreeReport;
@@ -86,6 +87,10 @@ pub struct SolveJson<'a> {
     table: &'a TableReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     tree: Option<&'a TreeReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    certificate: Option<&'a Figures>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    certified: Option<bool>,
 }
 
 impl<'a> SolveJson<'a> {
@@ -117,8 +122,51 @@ impl<'a> SolveJson<'a> {
                 .collect(),
             table: &report.table,
             tree: report.tree.as_ref(),
+            certificate: None,
+            certified: None,
         }
     }
+
+    /// With the figures of the certificate written for the report, if any.
+    pub fn with_certificate(mut self, figures: Option<&'a Figures>) -> SolveJson<'a> {
+        self.certificate = figures;
+        self.certified = figures.and_then(|f| f.certified);
+        self
+    }
+}
+
+/// The certificate line(s) of a summary, when one was asked for.
+pub fn certificate_text(figures: Option<&Figures>) -> String {
+    let Some(f) = figures else {
+        return "certificate none (the value is unknown)\n".into();
+    };
+    let place = f.path.as_ref().map_or_else(
+        || "a temporary file".to_string(),
+        |p| p.display().to_string(),
+    );
+    let mut out = format!(
+        "certificate {place}: {} block{}, {} bytes, written in {:.3} s\n",
+        f.blocks,
+        if f.blocks == 1 { "" } else { "s" },
+        f.bytes,
+        f.write_ms as f64 / 1000.0
+    );
+    if let Some(certified) = f.certified {
+        let _ = writeln!(
+            out,
+            "certified  {}",
+            if certified {
+                format!(
+                    "yes: verified independently, {} positions in {:.3} s",
+                    f.positions.unwrap_or(0),
+                    f.verify_ms.unwrap_or(0) as f64 / 1000.0
+                )
+            } else {
+                "NO: the certificate does not verify (a bug; see stderr)".to_string()
+            }
+        );
+    }
+    out
 }
 
 /// The table line of a summary.

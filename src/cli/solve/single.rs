@@ -1,10 +1,11 @@
 //! `uttt solve POSITION`: one position, a summary or one JSON object.
 
+use super::certificate;
 use super::options::{open_table, search_options};
 use super::progress::{show_progress, with_live_line};
-use super::report::{exit_code, summary_text, SolveJson};
+use super::report::{certificate_text, exit_code, summary_text, SolveJson};
 use crate::cli::args::{PositionArgs, SolveArgs};
-use crate::cli::{interrupt, EXIT_INTERRUPTED};
+use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_INTERRUPTED};
 use crate::search::solve_watched;
 use std::io::Write;
 
@@ -21,15 +22,30 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     let report = with_live_line(show_progress(args.search.quiet), &table, |live| {
         solve_watched(&pos, &options, &table, stop, Some(live))
     });
+    let request = certificate::Request {
+        path: args.certificate.as_deref(),
+        verify: args.verify,
+    };
+    let wanted = args.certificate.is_some() || args.verify;
+    let figures = if wanted {
+        certificate::write_and_check(&report, &table, options.epsilon, stop, &request, "solve")?
+    } else {
+        None
+    };
     table.flush(true)?;
     let text = if args.search.json {
-        serde_json::to_string(&SolveJson::of(&report))? + "\n"
+        let json = SolveJson::of(&report).with_certificate(figures.as_ref());
+        serde_json::to_string(&json)? + "\n"
+    } else if wanted {
+        summary_text(&report) + &certificate_text(figures.as_ref())
     } else {
         summary_text(&report)
     };
     std::io::stdout().write_all(text.as_bytes())?;
     Ok(if interrupt::interrupted() {
         EXIT_INTERRUPTED
+    } else if figures.is_some_and(|f| f.certified == Some(false)) {
+        EXIT_INCOMPLETE
     } else {
         exit_code(report.verdict)
     })

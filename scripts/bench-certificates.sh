@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The cost of proof certificates on a position file (default positions/bench.txt): per
+# position the solve time, the time to write the certificate, the time to verify it, its
+# bytes and the positions the verifier visited, with totals and ratios to the solve time.
+# Extra arguments go to `uttt solve` (e.g. --engine dfpn, --threads 2).
+# Usage: scripts/bench-certificates.sh [--file FILE] [uttt solve options...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+file=positions/bench.txt
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --file) file=$2; shift ;;
+    *) args+=("$1") ;;
+  esac
+  shift
+done
+cargo build --release --quiet
+./target/release/uttt solve --file "$file" --json --jobs 1 --quiet --verify ${args[@]+"${args[@]}"} \
+  | python3 scripts/bench_certificates.py

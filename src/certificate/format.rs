@@ -1,0 +1,177 @@
+//! Reading and writing certificate blocks.
+
+use crate::game::{parse_position, Player, Position};
+use std::fmt;
+use std::io::{BufRead, Write};
+
+/// What a block claims the prover achieves with best play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimKind {
+    /// The prover wins.
+    Wins,
+    /// The prover does not lose (wins or draws).
+    Holds,
+}
+
+/// A block's claim: the prover and what it achieves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Claim {
+    /// The player whose strategy the block holds.
+    pub prover: Player,
+    /// What the strategy achieves.
+    pub kind: ClaimKind,
+}
+
+impl fmt::Display for Claim {
+    /// `X wins`, `O holds`, as in the file.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            ClaimKind::Wins => "wins",
+            ClaimKind::Holds => "holds",
+        };
+        write!(f, "{} {kind}", self.prover)
+    }
+}
+
+/// One block: a claim about a position and the prover's moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// The claim.
+    pub claim: Claim,
+    /// The position it is about.
+    pub position: Position,
+    /// The prover's moves as squares (board × 9 + cell), in traversal order.
+    pub moves: Vec<u8>,
+}
+
+/// Why a certificate file cannot be read: where (block, line) and what is wrong.
+#[derive(Debug)]
+pub struct FormatError {
+    /// The block, counted from 1.
+    pub block: usize,
+    /// The line of the file, counted from 1 (the binary data counts as no lines).
+    pub line: usize,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "block {}, line {}: {}",
+            self.block, self.line, self.reason
+        )
+    }
+}
+
+impl std::error::Error for FormatError {}
+
+const MAGIC: &str = "uttt-certificate 1";
+
+/// Writes one block.
+pub fn write_block(out: &mut impl Write, block: &Block) -> std::io::Result<()> {
+    writeln!(out, "{MAGIC}")?;
+    writeln!(out, "claim {}", block.claim)?;
+    writeln!(out, "position {}", block.position)?;
+    writeln!(out, "moves {}", block.moves.len())?;
+    out.write_all(&block.moves)
+}
+
+/// Reads every block of a certificate file. An empty file has no blocks and is an error.
+pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> {
+    let mut blocks = Vec::new();
+    let mut line = 0;
+    loop {
+        let number = blocks.len() + 1;
+        let fail = |line: usize, reason: String| FormatError {
+            block: number,
+            line,
+            reason,
+        };
+        let Some(magic) = read_line(input).map_err(|e| fail(line + 1, e))? else {
+            break;
+        };
+        line += 1;
+        if magic != MAGIC {
+            return Err(fail(line, format!("expected `{MAGIC}`, found `{magic}`")));
+        }
+        let mut field = |name: &str| -> Result<String, FormatError> {
+            line += 1;
+            let text = read_line(input)
+                .map_err(|e| fail(line, e))?
+                .ok_or_else(|| fail(line, format!("the file ends before the `{name}` line")))?;
+            text.strip_prefix(name)
+                .and_then(|rest| rest.strip_prefix(' '))
+                .map(str::to_string)
+                .ok_or_else(|| fail(line, format!("expected `{name} ...`, found `{text}`")))
+        };
+        let claim_text = field("claim")?;
+        let position_text = field("position")?;
+        let moves_text = field("moves")?;
+        let claim = parse_claim(&claim_text).ok_or_else(|| {
+            fail(
+                line - 2,
+                format!("expected `claim X|O wins|holds`, found `claim {claim_text}`"),
+            )
+        })?;
+        let position = parse_position(&position_text)
+            .map_err(|e| fail(line - 1, format!("bad position: {e}")))?;
+        let count: usize = moves_text
+            .parse()
+            .map_err(|_| fail(line, format!("bad move count `{moves_text}`")))?;
+        let mut moves = vec![0u8; count];
+        input.read_exact(&mut moves).map_err(|_| {
+            fail(
+                line,
+                format!("the file ends inside the {count} bytes of moves"),
+            )
+        })?;
+        blocks.push(Block {
+            claim,
+            position,
+            moves,
+        });
+    }
+    if blocks.is_empty() {
+        return Err(FormatError {
+            block: 1,
+            line: 1,
+            reason: "the file holds no certificate block".into(),
+        });
+    }
+    Ok(blocks)
+}
+
+/// `X wins` and the like.
+fn parse_claim(text: &str) -> Option<Claim> {
+    let (player, kind) = text.split_once(' ')?;
+    let prover = match player {
+        "X" => Player::X,
+        "O" => Player::O,
+        _ => return None,
+    };
+    let kind = match kind {
+        "wins" => ClaimKind::Wins,
+        "holds" => ClaimKind::Holds,
+        _ => return None,
+    };
+    Some(Claim { prover, kind })
+}
+
+/// One text line without its newline; `None` at the end of the input.
+fn read_line(input: &mut impl BufRead) -> Result<Option<String>, String> {
+    let mut bytes = Vec::new();
+    input
+        .read_until(b'\n', &mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    if bytes.pop() != Some(b'\n') {
+        return Err("the file ends inside a text line".into());
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| "a text line is not UTF-8".into())
+}

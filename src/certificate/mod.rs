@@ -1,0 +1,152 @@
+//! Proof certificates (format version 1): a claim about a position and the prover's moves of
+//! a strategy that makes it true, in a fixed traversal order, so that anyone can check the
+//! claim by replaying the game. This module knows only the game core: the search writes
+//! certificates through [`Block`] and [`leaf`], and [`verify_block`] checks them without any
+//! of the search's code, so that a bug in the search cannot hide in the check.
+//!
+//! A file is one or more blocks; a block is four text lines and then binary data:
+//!
+//! ```text
+//! uttt-certificate 1
+//! claim <X|O> <wins|holds>
+//! position <the position in the project notation>
+//! moves <N>
+//! <N bytes>
+//! ```
+//!
+//! The bytes are the prover's moves (square = board × 9 + cell), one per prover position
+//! visited in this depth-first order from the block's position:
+//!
+//! ```text
+//! visit(P):
+//!   if P was visited before (same cells, side to move and board to play): return
+//!   if P is a leaf: it must meet the claim; return
+//!   if the prover is to move: read the next byte m, a legal move; visit(P after m)
+//!   else: for every legal move m in ascending square order: visit(P after m)
+//! ```
+//!
+//! and no bytes may be left over. See [`leaf`] for the leaves.
+
+mod format;
+mod verify;
+
+pub use format::{read_blocks, write_block, Block, Claim, ClaimKind, FormatError};
+pub use verify::{verify_block, Failure, Verified};
+
+use crate::game::tables::LINES;
+use crate::game::{Outcome, Player, Position};
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+/// The positions a traversal has visited: "visited before" in the format means the same
+/// cells, side to move and board to play, which is exactly [`Position`] equality.
+#[derive(Default)]
+pub struct Visited(HashSet<Seen, BuildHasherDefault<ZobristHasher>>);
+
+impl Visited {
+    /// Adds `pos`; false if it was visited before.
+    pub fn insert(&mut self, pos: Position) -> bool {
+        self.0.insert(Seen(pos))
+    }
+
+    /// The number of distinct positions visited.
+    pub fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    /// Whether nothing was visited yet.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// A visited position, hashed by the game core's Zobrist key (already computed by `play`)
+/// and compared in full, so a collision of keys costs time, never a wrong answer.
+#[derive(PartialEq, Eq)]
+struct Seen(Position);
+
+impl Hash for Seen {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0.hash());
+    }
+}
+
+/// Passes the Zobrist key through: it is already uniformly mixed.
+#[derive(Default)]
+struct ZobristHasher(u64);
+
+impl Hasher for ZobristHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+/// Whether `pos` is a leaf of a certificate for `claim`, and if so whether it meets the claim:
+/// `None` for an inner position, `Some(true)` for a leaf that meets it, `Some(false)` for one
+/// that does not. The leaves, checked in this order:
+///
+/// 1. the game is over: it meets the claim if the prover won, or, for `holds`, if it is drawn;
+/// 2. the prover is to move and has a move that completes a line of won boards: meets it;
+/// 3. for `holds` only: the opponent can no longer complete any line of boards (every line
+///    of the big board holds a board won by the prover or drawn, or an open board in which
+///    every local line holds a prover stone): meets it.
+pub fn leaf(pos: &Position, claim: Claim) -> Option<bool> {
+    let prover = claim.prover;
+    match pos.outcome() {
+        Outcome::Won(winner) => return Some(winner == prover),
+        Outcome::Draw => return Some(claim.kind == ClaimKind::Holds),
+        Outcome::InPlay => {}
+    }
+    if pos.side_to_move() == prover && can_win_now(pos, prover) {
+        return Some(true);
+    }
+    if claim.kind == ClaimKind::Holds && !can_complete_a_line(pos, prover.opponent()) {
+        return Some(true);
+    }
+    None
+}
+
+/// Whether `player` (to move) has a move that wins the game. Only a move in a board that
+/// would complete a line of `player`'s won boards can, so only those moves are played.
+fn can_win_now(pos: &Position, player: Player) -> bool {
+    let won = pos.won_boards(player);
+    let completing = |board: usize| {
+        LINES
+            .iter()
+            .any(|&line| line & (1 << board) != 0 && (won | 1 << board) & line == line)
+    };
+    pos.legal_moves()
+        .filter(|mv| completing(mv.board()))
+        .any(|mv| pos.play(mv).outcome() == Outcome::Won(player))
+}
+
+/// Whether some line of the big board could still be completed by `player`: none of its
+/// boards is won by the other player or drawn, and in each of its open boards some local
+/// line is free of the other player's stones.
+fn can_complete_a_line(pos: &Position, player: Player) -> bool {
+    let other = player.opponent();
+    let mine = pos.won_boards(player);
+    let board_possible = |board: usize| {
+        if mine & (1 << board) != 0 {
+            return true;
+        }
+        if pos.closed_boards() & (1 << board) != 0 {
+            return false;
+        }
+        let blockers = pos.local_cells(other, board);
+        LINES.iter().any(|&line| line & blockers == 0)
+    };
+    LINES
+        .iter()
+        .any(|&line| (0..9).all(|board| line & (1 << board) == 0 || board_possible(board)))
+}

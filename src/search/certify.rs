@@ -1,0 +1,198 @@
+//! Writing proof certificates (see [`crate::certificate`]) from a finished solve: the
+//! prover's strategy is read from the table, and children the table has lost are solved
+//! again. Runs only when a certificate is asked for; the search itself never pays for it.
+
+use super::dfpn::{Dfpn, Limits};
+use super::solve::Verdict;
+use super::table::Table;
+use crate::certificate::{leaf, Block, Claim, ClaimKind, Visited};
+use crate::game::{Move, Player, Position};
+use std::fmt;
+use std::sync::atomic::AtomicBool;
+
+/// Why no certificate could be written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CertifyError {
+    /// The verdict is not an answer (a limit stopped the solve).
+    Unsettled,
+    /// A stop request ended the re-searches before the proof was complete.
+    Stopped,
+    /// No move of the prover's was found to keep the claim at a position: the claim or the
+    /// search that made it is wrong.
+    NoProvingMove {
+        /// The claim being written.
+        claim: Claim,
+        /// Where.
+        position: Position,
+    },
+    /// A leaf on the strategy's path fails the claim: the claim or the search is wrong.
+    LeafFails {
+        /// The claim being written.
+        claim: Claim,
+        /// The leaf.
+        position: Position,
+    },
+}
+
+impl fmt::Display for CertifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CertifyError::Unsettled => write!(f, "the solve settled nothing to certify"),
+            CertifyError::Stopped => write!(f, "stopped before the certificate was complete"),
+            CertifyError::NoProvingMove { claim, position } => write!(
+                f,
+                "no move keeps the claim `{claim}` in {position}: the solver is wrong here"
+            ),
+            CertifyError::LeafFails { claim, position } => write!(
+                f,
+                "the strategy for `{claim}` reaches {position}, which fails it: the solver is wrong here"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CertifyError {}
+
+/// The claims that certify `verdict`: one block for a win or a single-question answer, two
+/// (`X holds`, `O holds`) for a draw.
+pub fn claims_for(verdict: Verdict) -> Vec<Claim> {
+    let claim = |prover, kind| Claim { prover, kind };
+    match verdict {
+        Verdict::Wins(player) => vec![claim(player, ClaimKind::Wins)],
+        Verdict::Draw => vec![
+            claim(Player::X, ClaimKind::Holds),
+            claim(Player::O, ClaimKind::Holds),
+        ],
+        Verdict::DoesNotWin(player) => vec![claim(player.opponent(), ClaimKind::Holds)],
+        Verdict::Unknown => Vec::new(),
+    }
+}
+
+/// A written certificate and what it cost.
+#[derive(Clone, Debug)]
+pub struct Certificate {
+    /// The blocks, in the order of [`claims_for`].
+    pub blocks: Vec<Block>,
+    /// MID calls spent solving again children the table had lost.
+    pub research_nodes: u64,
+}
+
+/// The certificate blocks of `verdict` at `pos`, read from `table` (which should hold the
+/// solve's work) with re-searches (with the 1+ε trick's `epsilon`) where it lost entries.
+/// Raising `stop` ends it with [`CertifyError::Stopped`]; no time or node limit applies.
+pub fn certify(
+    pos: &Position,
+    verdict: Verdict,
+    table: &Table,
+    epsilon: f64,
+    stop: &AtomicBool,
+) -> Result<Certificate, CertifyError> {
+    let limits = Limits {
+        stop,
+        deadline: None,
+        live: None,
+    };
+    let claims = claims_for(verdict);
+    if claims.is_empty() {
+        return Err(CertifyError::Unsettled);
+    }
+    let mut research_nodes = 0;
+    let blocks = claims
+        .into_iter()
+        .map(|claim| {
+            // The question whose answer the claim is: the prover's win, or for `holds`
+            // the disproof of the opponent's win.
+            let attacker = match claim.kind {
+                ClaimKind::Wins => claim.prover,
+                ClaimKind::Holds => claim.prover.opponent(),
+            };
+            let mut writer = Writer {
+                claim,
+                searcher: Dfpn::new(table, attacker, epsilon, limits),
+                visited: Visited::default(),
+                moves: Vec::new(),
+            };
+            writer.visit(*pos)?;
+            research_nodes += writer.searcher.nodes();
+            Ok(Block {
+                claim,
+                position: *pos,
+                moves: writer.moves,
+            })
+        })
+        .collect::<Result<Vec<Block>, CertifyError>>()?;
+    Ok(Certificate {
+        blocks,
+        research_nodes,
+    })
+}
+
+struct Writer<'a> {
+    claim: Claim,
+    searcher: Dfpn<'a>,
+    visited: Visited,
+    moves: Vec<u8>,
+}
+
+impl Writer<'_> {
+    /// The traversal of the format, choosing the prover's moves.
+    fn visit(&mut self, pos: Position) -> Result<(), CertifyError> {
+        if !self.visited.insert(pos) {
+            return Ok(());
+        }
+        match leaf(&pos, self.claim) {
+            Some(true) => return Ok(()),
+            Some(false) => {
+                return Err(CertifyError::LeafFails {
+                    claim: self.claim,
+                    position: pos,
+                })
+            }
+            None => {}
+        }
+        if pos.side_to_move() == self.claim.prover {
+            let mv = self.proving_move(&pos)?;
+            self.moves.push(mv.square() as u8);
+            self.visit(pos.play(mv))
+        } else {
+            for mv in pos.legal_moves() {
+                self.visit(pos.play(mv))?;
+            }
+            Ok(())
+        }
+    }
+
+    /// A move after which the opponent (to move) fails the question: one the table or the
+    /// rules already show, the one with the least recorded work among them (smaller proofs);
+    /// else the first a re-search shows, trying children in order of their disproof numbers.
+    fn proving_move(&mut self, pos: &Position) -> Result<Move, CertifyError> {
+        let mut children: Vec<(Move, Position, u32)> = pos
+            .legal_moves()
+            .map(|mv| {
+                let child = pos.play(mv);
+                (mv, child, self.searcher.peek(&child).delta)
+            })
+            .collect();
+        let known = children
+            .iter()
+            .filter(|c| c.2 == 0)
+            .map(|c| (self.searcher.recorded_work(&c.1), c.0))
+            .min();
+        if let Some((_, mv)) = known {
+            return Ok(mv);
+        }
+        children.sort_by_key(|c| c.2);
+        for (mv, child, _) in children {
+            if self.searcher.solve(&child, u64::MAX).delta == 0 {
+                return Ok(mv);
+            }
+            if self.searcher.was_stopped() {
+                return Err(CertifyError::Stopped);
+            }
+        }
+        Err(CertifyError::NoProvingMove {
+            claim: self.claim,
+            position: *pos,
+        })
+    }
+}

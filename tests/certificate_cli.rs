@@ -1,0 +1,131 @@
+//! `uttt solve --certificate/--verify` and `uttt verify` through the built binary.
+mod common;
+use serde_json::Value;
+
+/// X wins (about 190,000 nodes).
+const MEDIUM: &str = "X;......@O.;O...XX.X./.....O.XX/XOOXX..../O.....O.O/OXO....OX/.OO....X./....O.XX./..XX..OOO/..X.XXO.O";
+/// A draw (224 nodes).
+const DRAW: &str = "X;.XO.....X;.XOXX.X.O/XXXXO.O../OOXX..OOO/OO..XOOXO/.OXOOXX.O/O..X..OXO/XOXOXX.XO/O.O.OO.X./..XXXXX..";
+
+use common::run_uttt as uttt;
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("uttt-cert-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_written_certificate_verifies_and_proves_the_answer() {
+    let dir = temp_dir("single");
+    let file = dir.join("medium.cert");
+    let path = file.to_str().unwrap();
+    let (code, stdout, stderr) =
+        uttt(&["solve", MEDIUM, "--certificate", path, "--table-mem", "64M"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("certificate "), "{stdout}");
+    let (code, stdout, _) = uttt(&["verify", path]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("claim X wins  verified"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("proves   X wins in {MEDIUM}")),
+        "{stdout}"
+    );
+
+    // A flipped move byte: exit 1, the block and the reason named.
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] = 200;
+    std::fs::write(&file, &bytes).unwrap();
+    let (code, stdout, _) = uttt(&["verify", path]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("block 1  claim X wins  FAILED: move byte"),
+        "{stdout}"
+    );
+
+    // Not a certificate, or no file at all: exit 2 with the place named.
+    std::fs::write(&file, b"hello\n").unwrap();
+    let (code, _, stderr) = uttt(&["verify", path]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("block 1, line 1"), "{stderr}");
+    let (code, _, stderr) = uttt(&["verify", dir.join("missing").to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("cannot read certificate"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn verify_reports_certified_in_json_and_text() {
+    let (code, stdout, stderr) = uttt(&["solve", DRAW, "--verify", "--json", "--table-mem", "16M"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["result"], "draw");
+    assert_eq!(json["certified"], true);
+    assert_eq!(json["certificate"]["blocks"], 2);
+    assert!(json["certificate"]["path"].is_null(), "a temporary file");
+    let (code, stdout, _) = uttt(&["solve", DRAW, "--verify", "--table-mem", "16M"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("certified  yes"), "{stdout}");
+    // A single question's disproof is certified as the other side holding.
+    let (code, stdout, _) = uttt(&["solve", DRAW, "--attacker", "X", "--verify", "--json"]);
+    assert_eq!(code, 0);
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["result"], "not X");
+    assert_eq!(json["certified"], true);
+    assert_eq!(json["certificate"]["blocks"], 1);
+    // Unknown: nothing to certify, and no claim of certification.
+    let (code, stdout, _) = uttt(&[
+        "solve",
+        "ee ea ae",
+        "--node-limit",
+        "100",
+        "--verify",
+        "--json",
+    ]);
+    assert_eq!(code, 1);
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(json.get("certified").is_none(), "{json}");
+}
+
+#[test]
+fn a_batch_writes_one_certificate_per_line() {
+    let dir = temp_dir("batch");
+    let data = format!("{}/tests/data/demo.txt", env!("CARGO_MANIFEST_DIR"));
+    let certs = dir.join("certs");
+    let (code, stdout, stderr) = uttt(&[
+        "solve",
+        "--file",
+        &data,
+        "--certificate",
+        certs.to_str().unwrap(),
+        "--verify",
+        "--json",
+        "--table-mem",
+        "64M",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let results: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &Value| v["type"] == "result")
+        .collect();
+    assert!(!results.is_empty());
+    for result in &results {
+        assert_eq!(result["certified"], true, "{result}");
+        let file = certs.join(format!("line-{}.cert", result["line"]));
+        let (code, stdout, _) = uttt(&["verify", file.to_str().unwrap()]);
+        assert_eq!(code, 0, "{stdout}");
+        let value = result["result"].as_str().unwrap();
+        let proves = if value == "draw" {
+            "draw".to_string()
+        } else {
+            format!("{value} wins")
+        };
+        assert!(
+            stdout.contains(&format!("proves   {proves} in")),
+            "{stdout}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

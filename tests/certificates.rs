@@ -1,0 +1,255 @@
+//! Proof certificates: written from solves, checked by the independent verifier, and refused
+//! when tampered with.
+mod common;
+use std::sync::atomic::AtomicBool;
+use uttt::certificate::{
+    leaf, read_blocks, verify_block, write_block, Block, Claim, ClaimKind, Failure,
+};
+use uttt::game::{format_position, parse_position, Outcome, Player, Position};
+use uttt::search::{certify, solve, Engine, SolveOptions, Table, Verdict};
+
+fn dfpn() -> SolveOptions {
+    SolveOptions {
+        engine: Engine::Dfpn,
+        ..SolveOptions::default()
+    }
+}
+
+/// Solves `pos` and writes its certificate with a table of `table_bytes`: the verdict, the
+/// blocks and the nodes spent solving lost children again.
+fn certify_with(
+    pos: &Position,
+    options: &SolveOptions,
+    table_bytes: u64,
+) -> (Verdict, Vec<Block>, u64) {
+    let table = Table::new(table_bytes).unwrap();
+    let stop = AtomicBool::new(false);
+    let report = solve(pos, options, &table, &stop);
+    let certificate = certify(pos, report.verdict, &table, options.epsilon, &stop)
+        .unwrap_or_else(|e| panic!("{pos}: {e}"));
+    (
+        report.verdict,
+        certificate.blocks,
+        certificate.research_nodes,
+    )
+}
+
+/// The file bytes of `blocks`.
+fn file_bytes(blocks: &[Block]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for block in blocks {
+        write_block(&mut out, block).unwrap();
+    }
+    out
+}
+
+/// The value (`X`, `O`, `draw`) the verified blocks prove together, or a reason they don't.
+fn proven_value(bytes: &[u8]) -> Result<String, String> {
+    let blocks = read_blocks(&mut &bytes[..]).map_err(|e| e.to_string())?;
+    let mut holds = Vec::new();
+    for block in &blocks {
+        verify_block(block).map_err(|e| e.to_string())?;
+        match block.claim.kind {
+            ClaimKind::Wins => return Ok(block.claim.prover.letter().to_string()),
+            ClaimKind::Holds => holds.push(block.claim.prover),
+        }
+    }
+    if holds.contains(&Player::X) && holds.contains(&Player::O) {
+        Ok("draw".into())
+    } else {
+        Err(format!("only {holds:?} hold"))
+    }
+}
+
+#[test]
+fn certificates_of_reference_positions_verify_and_prove_the_reference_value() {
+    let rows = common::data_rows("late-positions.tsv");
+    common::parallel_rows(&rows, |row| {
+        let pos = parse_position(&row[0]).unwrap();
+        let (_, blocks, _) = certify_with(&pos, &dfpn(), 16 << 20);
+        let value =
+            proven_value(&file_bytes(&blocks)).unwrap_or_else(|e| panic!("{}: {e}", row[0]));
+        assert_eq!(value, row[1], "{}", row[0]);
+    });
+}
+
+#[test]
+fn certificates_of_random_positions_prove_the_oracle_value_with_every_engine_and_a_tiny_table() {
+    let positions = common::playout_positions(60, 2024);
+    let kinds = std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let researched = std::sync::Mutex::new(0);
+    common::parallel_rows(&positions, |p| {
+        let pos = parse_position(p).unwrap();
+        let expected = common::oracle::oracle_value(p);
+        let pn_dfpn = SolveOptions {
+            engine: Engine::PnDfpn,
+            threads: 2,
+            job_work: 300,
+            split_threshold: 200,
+            ..SolveOptions::default()
+        };
+        // 64 KiB: entries are evicted, so extraction must solve children again.
+        for (options, table_bytes) in [(dfpn(), 16 << 20), (pn_dfpn, 16 << 20), (dfpn(), 64 << 10)]
+        {
+            let (_, blocks, research_nodes) = certify_with(&pos, &options, table_bytes);
+            if table_bytes == 64 << 10 && research_nodes > 0 {
+                *researched.lock().unwrap() += 1;
+            }
+            let value = proven_value(&file_bytes(&blocks)).unwrap_or_else(|e| panic!("{p}: {e}"));
+            assert_eq!(value, expected, "{p} {options:?} {table_bytes}");
+        }
+        kinds
+            .lock()
+            .unwrap()
+            .insert(format!("{expected}{}", pos.side_to_move()));
+    });
+    // The tiny table made the writer solve lost children again for some positions.
+    let researched = researched.into_inner().unwrap();
+    assert!(researched >= 1, "{researched} positions needed re-searches");
+    // Wins for both sides, draws, and both sides to move were all covered.
+    let kinds = kinds.into_inner().unwrap();
+    for kind in ["XX", "XO", "OX", "OO", "drawX", "drawO"] {
+        assert!(kinds.contains(kind), "{kind} missing from {kinds:?}");
+    }
+}
+
+/// A position of 190,000 nodes whose proof cannot stay in a 64 KiB table: the writer must
+/// solve lost children again, and the certificate still verifies.
+#[test]
+fn a_certificate_written_from_a_tiny_table_verifies() {
+    let p = "X;......@O.;O...XX.X./.....O.XX/XOOXX..../O.....O.O/OXO....OX/.OO....X./....O.XX./..XX..OOO/..X.XXO.O";
+    let pos = parse_position(p).unwrap();
+    let (verdict, blocks, research_nodes) = certify_with(&pos, &dfpn(), 64 << 10);
+    assert_eq!(verdict, Verdict::Wins(Player::X));
+    assert!(research_nodes > 0, "no re-search was needed");
+    assert_eq!(proven_value(&file_bytes(&blocks)).unwrap(), "X");
+}
+
+/// A certificate with some substance (a win in a few dozen prover moves) to tamper with.
+fn sample() -> (Position, Vec<Block>) {
+    let p = "X;......@O.;O...XX.X./.....O.XX/XOOXX..../O.....O.O/OXO....OX/.OO....X./....O.XX./..XX..OOO/..X.XXO.O";
+    let pos = parse_position(p).unwrap();
+    let (verdict, blocks, _) = certify_with(&pos, &dfpn(), 64 << 20);
+    assert_eq!(verdict, Verdict::Wins(Player::X));
+    assert!(blocks[0].moves.len() > 20, "{}", blocks[0].moves.len());
+    (pos, blocks)
+}
+
+#[test]
+fn tampered_certificates_are_refused_with_the_place_named() {
+    let (pos, blocks) = sample();
+    let good = file_bytes(&blocks);
+    assert_eq!(proven_value(&good).unwrap(), "X");
+    let header = good.len() - blocks[0].moves.len();
+
+    // Every single flipped move byte is caught, with a reason.
+    let mut caught = 0;
+    for offset in header..good.len() {
+        let mut bad = good.clone();
+        bad[offset] = (bad[offset] + 1) % 81;
+        if proven_value(&bad).is_err() {
+            caught += 1;
+        }
+    }
+    // A flip may pick another winning move that leaves the rest consistent only by chance;
+    // almost all must fail.
+    assert!(
+        caught * 10 >= (good.len() - header) * 9,
+        "{caught} of {}",
+        good.len() - header
+    );
+
+    // An out-of-range byte names the position and the offset.
+    let mut block = blocks[0].clone();
+    block.moves[0] = 200;
+    match verify_block(&block) {
+        Err(Failure::IllegalMove {
+            position, offset, ..
+        }) => {
+            assert_eq!(position, pos);
+            assert_eq!(offset, 0);
+        }
+        other => panic!("{other:?}"),
+    }
+    // The last byte dropped: bytes missing (the count line is fixed too, or reading fails).
+    let mut short = blocks[0].clone();
+    short.moves.pop();
+    assert!(matches!(
+        verify_block(&short),
+        Err(Failure::MissingBytes { .. })
+    ));
+    let truncated = &good[..good.len() - 1];
+    assert!(proven_value(truncated).unwrap_err().contains("ends inside"));
+    // One byte appended: left over.
+    let mut long = blocks[0].clone();
+    long.moves.push(0);
+    assert_eq!(verify_block(&long), Err(Failure::LeftOver { count: 1 }));
+    let mut appended = good.clone();
+    appended.push(0);
+    assert!(proven_value(&appended).is_err());
+    // The wrong side claimed.
+    let mut wrong = blocks[0].clone();
+    wrong.claim.prover = Player::O;
+    assert!(verify_block(&wrong).is_err());
+    // The position line changed: another position, another game.
+    let text = String::from_utf8_lossy(&good).into_owned();
+    let other = text.replacen("......@O.", "......@OX", 1);
+    assert_ne!(other, text);
+    let error = proven_value(other.as_bytes()).unwrap_err();
+    assert!(error.contains("block 1, line 3"), "{error}");
+}
+
+/// Whether the oracle's value (`X`, `O`, `draw`) makes `claim` true.
+fn claim_true(claim: Claim, value: &str) -> bool {
+    let prover = claim.prover.letter().to_string();
+    match claim.kind {
+        ClaimKind::Wins => value == prover,
+        ClaimKind::Holds => value == prover || value == "draw",
+    }
+}
+
+/// The leaf rules' own claim, against the oracle on thousands of late positions (finished
+/// games included): a leaf that meets a claim is a position where the claim is true, and one
+/// that fails it is a finished game where it is false. Every rule must fire many times.
+#[test]
+fn leaves_meet_claims_exactly_when_the_oracle_says_so() {
+    let mut rng = uttt::game::Rng::new(77);
+    let mut positions = Vec::new();
+    while positions.len() < 6_000 {
+        let plies = 45 + rng.below(30);
+        let moves = rng.playout(&Position::start(), plies);
+        positions.push(moves.iter().fold(Position::start(), |p, &m| p.play(m)));
+    }
+    let claims: Vec<Claim> = [Player::X, Player::O]
+        .into_iter()
+        .flat_map(|prover| [ClaimKind::Wins, ClaimKind::Holds].map(|kind| Claim { prover, kind }))
+        .collect();
+    let fired = std::sync::Mutex::new([0usize; 4]); // game over, win now, dead opponent, fails
+    common::parallel_rows(&positions, |pos| {
+        let mut value = None;
+        for &claim in &claims {
+            let Some(meets) = leaf(pos, claim) else {
+                continue;
+            };
+            let value =
+                *value.get_or_insert_with(|| common::oracle::oracle_value(&format_position(pos)));
+            assert_eq!(meets, claim_true(claim, value), "{pos} {claim}");
+            let rule = if !meets {
+                3
+            } else if pos.is_over() {
+                0
+            } else if pos.side_to_move() == claim.prover
+                && pos
+                    .legal_moves()
+                    .any(|m| pos.play(m).outcome() == Outcome::Won(claim.prover))
+            {
+                1
+            } else {
+                2
+            };
+            fired.lock().unwrap()[rule] += 1;
+        }
+    });
+    let fired = fired.into_inner().unwrap();
+    assert!(fired.iter().all(|&n| n > 50), "{fired:?}");
+}
