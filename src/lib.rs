@@ -3,9 +3,12 @@
 //! Layers with arrows pointing one way: [`game`] (rules, bitboards, notation) ←
 //! [`certificate`] (the proof format and its independent verifier, game rules only) ←
 //! [`search`] (tables, DFPN, PN-DFPN, certificate writing) ← [`cli`] (clap, formatting,
-//! progress, signals).
+//! progress, signals). With the `mpi` feature, [`distributed`] (between `search` and `cli`)
+//! runs PN-DFPN's jobs on other MPI ranks.
 
 pub mod certificate;
 pub mod cli;
+#[cfg(feature = "mpi")]
+pub mod distributed;
 pub mod game;
 pub mod search;

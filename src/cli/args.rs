@@ -146,9 +146,29 @@ pub struct SolveArgs {
     /// with the independent verifier, and report whether the answer is certified.
     #[arg(long)]
     pub verify: bool,
+    /// Run over MPI (start with `mpirun -np N`, N ≥ 2): rank 0 runs the root tree, every
+    /// other rank `--threads` DFPN workers against its own `--table-mem` table.
+    #[cfg(feature = "mpi")]
+    #[arg(long, conflicts_with = "file")]
+    pub mpi: bool,
+    /// With --mpi: how jobs are given to ranks (locality: to the rank that worked on the
+    /// job's subtree before).
+    #[cfg(feature = "mpi")]
+    #[arg(long, value_enum, default_value = "locality", requires = "mpi")]
+    pub mpi_assignment: AssignmentArg,
     /// How to search.
     #[command(flatten)]
     pub search: SearchArgs,
+}
+
+/// How `--mpi` gives jobs to ranks.
+#[cfg(feature = "mpi")]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AssignmentArg {
+    /// A job goes to the rank that ran the last job at its leaf or nearest ancestor.
+    Locality,
+    /// Ranks take jobs in turn.
+    RoundRobin,
 }
 
 /// Options of `uttt analyze`.

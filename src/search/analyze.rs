@@ -114,6 +114,7 @@ pub fn analyze(
             table,
             limits,
             node_budget.saturating_sub(nodes),
+            None,
         );
         nodes += report.nodes;
         counters.add(&report.table.counters());

@@ -14,8 +14,9 @@ pub use analyze::{analyze, Analysis, MoveAnalysis};
 pub use certify::{certify, claims_for, Certificate, CertifyError};
 pub use dfpn::LiveStats;
 pub use numbers::Numbers;
+pub use pn_dfpn::Workers;
 pub use solve::{
-    solve, solve_watched, BinaryOutcome, Engine, SearchReport, SolveOptions, SolveReport,
+    solve, solve_on, solve_watched, BinaryOutcome, Engine, SearchReport, SolveOptions, SolveReport,
     SolveValue, TableReport, Verdict,
 };
 pub use table::{Table, TableCounters};

@@ -18,7 +18,7 @@ use super::table::{Table, TableCounters};
 use super::table_key;
 use crate::game::{Move, Player, Position};
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// "No node" in the first-child and next-sibling links.
@@ -221,8 +221,60 @@ pub struct PnDfpnRun {
     pub tree: TreeReport,
 }
 
+/// Where PN-DFPN jobs run: the local worker threads of [`search`], or (with the `mpi` feature)
+/// other processes. The root loop only submits jobs and takes results back.
+pub trait Workers {
+    /// How many jobs may be in flight at once.
+    fn slots(&self) -> usize;
+    /// How many threads run them (for the busy share).
+    fn threads(&self) -> usize;
+    /// Announces a search before its first job: the root the jobs' paths start from and the
+    /// ε of their DFPN. Clears an [`Workers::abort`] of an earlier search.
+    fn begin(&mut self, root: &Position, epsilon: f64);
+    /// Starts a job.
+    fn submit(&mut self, job: Job);
+    /// A finished job's result, waiting at most `timeout` for one.
+    fn receive(&mut self, timeout: Duration) -> Option<JobResult>;
+    /// Asks the running jobs to return at once; their results still come back.
+    fn abort(&mut self);
+}
+
+/// The worker threads of one search in this process, fed over channels.
+struct LocalWorkers<'a> {
+    threads: usize,
+    jobs: crossbeam_channel::Sender<Job>,
+    results: crossbeam_channel::Receiver<JobResult>,
+    abort: &'a AtomicBool,
+}
+
+impl Workers for LocalWorkers<'_> {
+    fn slots(&self) -> usize {
+        self.threads
+    }
+
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
+    fn begin(&mut self, _root: &Position, _epsilon: f64) {
+        // The threads were started for this search's root and ε.
+    }
+
+    fn submit(&mut self, job: Job) {
+        self.jobs.send(job).expect("workers outlive the root loop");
+    }
+
+    fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
+        self.results.recv_timeout(timeout).ok()
+    }
+
+    fn abort(&mut self) {
+        self.abort.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Answers "does `attacker` win?" at `root` with the root thread (the caller) and
-/// `config.threads` workers, within `node_budget` MID calls and `limits`.
+/// `config.threads` worker threads, within `node_budget` MID calls and `limits`.
 pub fn search(
     root: &Position,
     attacker: Player,
@@ -231,9 +283,7 @@ pub fn search(
     limits: Limits,
     node_budget: u64,
 ) -> PnDfpnRun {
-    let start = Instant::now();
     let abort = AtomicBool::new(false);
-    let busy_ns = AtomicU64::new(0);
     let worker_limits = Limits {
         stop: &abort,
         deadline: limits.deadline,
@@ -241,10 +291,52 @@ pub fn search(
     };
     let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();
-    let mut root_numbers = {
-        let mut probe = Dfpn::new(table, attacker, config.epsilon, worker_limits);
-        probe.peek(root)
-    };
+    let threads = config.threads.max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let job_rx = job_rx.clone();
+            let result_tx = result_tx.clone();
+            scope.spawn(move || {
+                for job in job_rx {
+                    let result = run_timed_job(root, &job, table, config.epsilon, worker_limits);
+                    if result_tx.send(result).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(result_tx);
+        let mut workers = LocalWorkers {
+            threads,
+            jobs: job_tx,
+            results: result_rx,
+            abort: &abort,
+        };
+        // Dropping `workers` closes the job channel: the threads finish and the scope ends.
+        search_on(
+            root,
+            attacker,
+            config,
+            table,
+            limits,
+            node_budget,
+            &mut workers,
+        )
+    })
+}
+
+/// [`search`] with jobs run by `workers` (local threads, or other processes).
+pub fn search_on(
+    root: &Position,
+    attacker: Player,
+    config: &PnDfpnConfig,
+    table: &Table,
+    limits: Limits,
+    node_budget: u64,
+    workers: &mut (dyn Workers + '_),
+) -> PnDfpnRun {
+    let start = Instant::now();
+    let root_numbers = Dfpn::new(table, attacker, config.epsilon, limits).peek(root);
     let mut run = PnDfpnRun {
         numbers: root_numbers,
         nodes: 0,
@@ -255,84 +347,66 @@ pub fn search(
         return run;
     }
     let mut tree = Tree::new(root_numbers, config.tree_bytes);
-    let threads = config.threads.max(1);
+    let slots = workers.slots().max(1);
     let mut wait = Duration::ZERO;
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let job_rx = job_rx.clone();
-            let result_tx = result_tx.clone();
-            let busy_ns = &busy_ns;
-            scope.spawn(move || {
-                for job in job_rx {
-                    let began = Instant::now();
-                    let mut result = run_job(root, &job, table, config.epsilon, worker_limits);
-                    result.busy_ns = began.elapsed().as_nanos() as u64;
-                    busy_ns.fetch_add(result.busy_ns, Ordering::Relaxed);
-                    if result_tx.send(result).is_err() {
-                        break;
-                    }
-                }
-            });
+    let mut busy_ns = 0u64;
+    workers.begin(root, config.epsilon);
+    let mut in_flight = 0usize;
+    // Work limits of the jobs in flight: the node budget left for new jobs excludes them, so
+    // that all jobs together stay within it.
+    let mut reserved = 0u64;
+    loop {
+        let out_of_budget = run.nodes >= node_budget
+            || limits.stop.load(Ordering::Relaxed)
+            || limits.deadline.is_some_and(|d| Instant::now() >= d);
+        if tree.nodes[0].real.is_solved() || out_of_budget {
+            break;
         }
-        drop(result_tx);
-        let mut in_flight = 0usize;
-        // Work limits of the jobs in flight: the node budget left for new jobs excludes them,
-        // so that all jobs together stay within it.
-        let mut reserved = 0u64;
-        loop {
-            let out_of_budget = run.nodes >= node_budget
-                || limits.stop.load(Ordering::Relaxed)
-                || limits.deadline.is_some_and(|d| Instant::now() >= d);
-            if tree.nodes[0].real.is_solved() || out_of_budget {
+        while in_flight < slots {
+            // Share what is left of the node budget among the free slots.
+            let left = node_budget.saturating_sub(run.nodes + reserved);
+            if left == 0 {
                 break;
             }
-            while in_flight < threads {
-                // Share what is left of the node budget among the free workers.
-                let left = node_budget.saturating_sub(run.nodes + reserved);
-                if left == 0 {
-                    break;
-                }
-                let Some(mut job) = select_job(&mut tree, attacker, config) else {
-                    break;
-                };
-                let share = (left / (threads - in_flight) as u64).max(1);
-                job.work_limit = job.work_limit.min(share);
-                reserved += job.work_limit;
-                in_flight += 1;
-                job_tx.send(job).expect("workers outlive the root loop");
-            }
-            if in_flight == 0 {
-                // Nothing in flight and nothing to select: only possible if solved.
+            let Some(mut job) = select_job(&mut tree, attacker, config) else {
                 break;
-            }
-            let waited = Instant::now();
-            let received = result_rx.recv_timeout(POLL);
-            wait += waited.elapsed();
-            if let Ok(result) = received {
-                in_flight -= 1;
-                reserved -= result.work_limit;
-                merge(&mut tree, root, attacker, config, table, &mut run, result);
-                if let Some(live) = limits.live {
-                    live.publish_root(tree.nodes[0].real);
-                }
+            };
+            let share = (left / (slots - in_flight) as u64).max(1);
+            job.work_limit = job.work_limit.min(share);
+            reserved += job.work_limit;
+            in_flight += 1;
+            workers.submit(job);
+        }
+        if in_flight == 0 {
+            // Nothing in flight and nothing to select: only possible if solved.
+            break;
+        }
+        let waited = Instant::now();
+        let received = workers.receive(POLL);
+        wait += waited.elapsed();
+        if let Some(result) = received {
+            in_flight -= 1;
+            reserved -= result.work_limit;
+            busy_ns += result.busy_ns;
+            merge(&mut tree, root, attacker, config, table, &mut run, result);
+            if let Some(live) = limits.live {
+                live.publish_root(tree.nodes[0].real);
             }
         }
-        // Stop the workers' searches, collect what is in flight, and let them exit.
-        abort.store(true, Ordering::Relaxed);
-        drop(job_tx);
-        while in_flight > 0 {
-            match result_rx.recv() {
-                Ok(result) => {
-                    in_flight -= 1;
-                    merge(&mut tree, root, attacker, config, table, &mut run, result);
-                }
-                Err(_) => break,
-            }
+    }
+    // Stop the jobs in flight and take their results in.
+    if in_flight > 0 {
+        workers.abort();
+    }
+    while in_flight > 0 {
+        if let Some(result) = workers.receive(POLL) {
+            in_flight -= 1;
+            busy_ns += result.busy_ns;
+            merge(&mut tree, root, attacker, config, table, &mut run, result);
         }
-    });
-    root_numbers = tree.nodes[0].real;
+    }
     let wall = start.elapsed().as_secs_f64().max(1e-9);
-    run.numbers = root_numbers;
+    run.numbers = tree.nodes[0].real;
     run.tree.nodes = tree.live;
     run.tree.peak_nodes = tree.peak;
     run.tree.mean_job_work = if run.tree.jobs > 0 {
@@ -341,9 +415,23 @@ pub fn search(
         0.0
     };
     run.tree.worker_busy_pct =
-        100.0 * busy_ns.load(Ordering::Relaxed) as f64 / 1e9 / (wall * threads as f64);
+        100.0 * busy_ns as f64 / 1e9 / (wall * workers.threads().max(1) as f64);
     run.tree.root_wait_pct = 100.0 * wait.as_secs_f64() / wall;
     run
+}
+
+/// [`run_job`], with the worker time it took in `busy_ns`.
+pub fn run_timed_job(
+    root: &Position,
+    job: &Job,
+    table: &Table,
+    epsilon: f64,
+    limits: Limits,
+) -> JobResult {
+    let began = Instant::now();
+    let mut result = run_job(root, job, table, epsilon, limits);
+    result.busy_ns = began.elapsed().as_nanos() as u64;
+    result
 }
 
 /// Walks down by the virtual numbers to the most-proving leaf, marks it in flight, and

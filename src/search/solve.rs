@@ -3,7 +3,7 @@
 
 use super::dfpn::{Dfpn, Limits, LiveStats};
 use super::numbers::Numbers;
-use super::pn_dfpn::{self, PnDfpnConfig, TreeReport};
+use super::pn_dfpn::{self, PnDfpnConfig, TreeReport, Workers};
 use super::rules::immediate_win;
 use super::table::{Table, TableCounters};
 use crate::game::{Move, Outcome, Player, Position};
@@ -297,18 +297,53 @@ pub fn solve_watched(
         table,
         limits,
         options.node_limit.unwrap_or(u64::MAX),
+        None,
     )
+}
+
+/// [`solve_watched`] with PN-DFPN's jobs run by `workers` (e.g. other processes) instead of
+/// local threads; `options.engine` must be [`Engine::PnDfpn`]. The searches of the principal
+/// variation still run here, against `table`.
+pub fn solve_on(
+    pos: &Position,
+    options: &SolveOptions,
+    table: &Table,
+    stop: &AtomicBool,
+    live: Option<&LiveStats>,
+    workers: &mut dyn Workers,
+) -> SolveReport {
+    assert_eq!(
+        options.engine,
+        Engine::PnDfpn,
+        "only PN-DFPN runs jobs elsewhere"
+    );
+    let limits = Limits {
+        stop,
+        deadline: options.time_limit.map(|t| Instant::now() + t),
+        live,
+    };
+    let mut report = solve_within(
+        pos,
+        options,
+        table,
+        limits,
+        options.node_limit.unwrap_or(u64::MAX),
+        Some(workers),
+    );
+    report.threads = report.threads.max(1);
+    report
 }
 
 /// [`solve`] within `limits` (whose deadline replaces `options.time_limit`) and `node_budget`
 /// MID calls (which replaces `options.node_limit`), for callers that share limits between
-/// several solves.
-pub(super) fn solve_within(
+/// several solves; PN-DFPN jobs run on `workers` when given, else on local threads.
+pub(super) fn solve_within<'d>(
     pos: &Position,
     options: &SolveOptions,
     table: &Table,
     limits: Limits,
     node_budget: u64,
+    mut workers: Option<&mut (dyn Workers + 'd)>,
 ) -> SolveReport {
     let start = Instant::now();
     let side = pos.side_to_move();
@@ -339,7 +374,15 @@ pub(super) fn solve_within(
         for attacker in questions {
             let started = Instant::now();
             let budget = node_budget.saturating_sub(report.nodes);
-            let run = run_binary(pos, attacker, options, table, limits, budget);
+            let run = run_binary(
+                pos,
+                attacker,
+                options,
+                table,
+                limits,
+                budget,
+                workers.as_deref_mut(),
+            );
             if let Some(live) = limits.live {
                 live.publish_root(run.numbers);
             }
@@ -415,13 +458,14 @@ fn binary_outcome(pos: &Position, attacker: Player, numbers: Numbers) -> BinaryO
 }
 
 /// Runs one binary search with the chosen engine.
-fn run_binary(
+fn run_binary<'d>(
     pos: &Position,
     attacker: Player,
     options: &SolveOptions,
     table: &Table,
     limits: Limits,
     node_budget: u64,
+    workers: Option<&mut (dyn Workers + 'd)>,
 ) -> BinaryRun {
     match options.engine {
         Engine::Dfpn => {
@@ -443,7 +487,12 @@ fn run_binary(
                 tree_bytes: options.tree_bytes,
                 epsilon: options.epsilon,
             };
-            let run = pn_dfpn::search(pos, attacker, &config, table, limits, node_budget);
+            let run = match workers {
+                Some(workers) => {
+                    pn_dfpn::search_on(pos, attacker, &config, table, limits, node_budget, workers)
+                }
+                None => pn_dfpn::search(pos, attacker, &config, table, limits, node_budget),
+            };
             BinaryRun {
                 numbers: run.numbers,
                 nodes: run.nodes,

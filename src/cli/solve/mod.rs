@@ -7,6 +7,8 @@
 mod analyze;
 mod batch;
 mod certificate;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod options;
 mod progress;
 mod report;
@@ -16,6 +18,10 @@ use super::args::{AnalyzeArgs, SolveArgs};
 
 /// Runs `uttt solve`: a single position, or a batch with `--file`.
 pub fn run_solve(args: &SolveArgs) -> anyhow::Result<i32> {
+    #[cfg(feature = "mpi")]
+    if args.mpi {
+        return mpi::run(args);
+    }
     match &args.file {
         Some(path) => batch::run(args, path),
         None => single::run(args),

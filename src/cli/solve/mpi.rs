@@ -1,0 +1,86 @@
+//! `uttt solve --mpi`: one position solved by every rank of an MPI job (see
+//! [`crate::distributed`]). Rank 0 prints the answer; the other ranks print nothing.
+
+use super::options::{open_table, search_options};
+use super::report::{exit_code, summary_text, SolveJson};
+use crate::cli::args::{AssignmentArg, PositionArgs, SolveArgs};
+use crate::cli::{interrupt, EXIT_INTERRUPTED, EXIT_OK};
+use crate::distributed::{serve, Assignment, MpiWorkers, RankReport};
+use crate::search::{solve_on, Engine};
+use mpi::traits::*;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Write;
+
+/// The JSON of an MPI solve: the single-solve object and each worker rank's figures.
+#[derive(Serialize)]
+struct MpiJson<'a> {
+    #[serde(flatten)]
+    solve: SolveJson<'a>,
+    ranks: &'a [RankReport],
+}
+
+/// Runs this process's part of an MPI solve; returns its exit code.
+pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
+    let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
+        .ok_or_else(|| anyhow::anyhow!("MPI was initialised already"))?;
+    let world = universe.world();
+    if world.size() < 2 {
+        anyhow::bail!(
+            "--mpi needs at least two ranks (rank 0 runs the root tree, the others the \
+             workers): start it with `mpirun -np N` and N ≥ 2"
+        );
+    }
+    let options = search_options(&args.search, args.attacker)?;
+    if options.engine != Engine::PnDfpn {
+        anyhow::bail!("--mpi runs the pn-dfpn engine only");
+    }
+    let threads = options.threads;
+    if world.rank() != 0 {
+        // Ctrl-C belongs to rank 0: a worker rank keeps serving until rank 0 says stop.
+        let _ = interrupt::stop_flag();
+        let table = open_table(&args.search)?;
+        serve(&world, &table, threads);
+        return Ok(EXIT_OK);
+    }
+    let assignment = match args.mpi_assignment {
+        AssignmentArg::Locality => Assignment::Locality,
+        AssignmentArg::RoundRobin => Assignment::RoundRobin,
+    };
+    // Created first, so that the worker ranks are told to stop on every path out of here.
+    let mut workers = MpiWorkers::new(&world, threads, assignment);
+    let position = PositionArgs {
+        position: args.position.clone().unwrap_or_default(),
+        moves: args.moves.clone(),
+    };
+    let pos = position.resolve()?;
+    let mut table = open_table(&args.search)?;
+    let stop = interrupt::stop_flag();
+    let report = solve_on(&pos, &options, &table, stop, None, &mut workers);
+    workers.stop();
+    table.flush(true)?;
+    let ranks = workers.ranks();
+    let text = if args.search.json {
+        let json = MpiJson {
+            solve: SolveJson::of(&report),
+            ranks: &ranks,
+        };
+        serde_json::to_string(&json)? + "\n"
+    } else {
+        let mut text = summary_text(&report);
+        for r in &ranks {
+            let _ = writeln!(
+                text,
+                "rank {:<5} {} jobs, {} nodes, {:.0}% busy",
+                r.rank, r.jobs, r.nodes, r.busy_pct
+            );
+        }
+        text
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    Ok(if interrupt::interrupted() {
+        EXIT_INTERRUPTED
+    } else {
+        exit_code(report.verdict)
+    })
+}

@@ -1,0 +1,297 @@
+//! PN-DFPN over MPI (the `mpi` feature): rank 0 runs the three-valued driver and the root
+//! tree, every other rank runs DFPN worker threads against its own table. Jobs, results and
+//! control messages are the search's serde data, sent as JSON in MPI messages.
+//!
+//! Rank 0 sends each rank a `Begin` (root and ε) before a search's first job, then jobs, and
+//! `Abort` when a limit ends the search early (the jobs return at once, and rank 0 takes their
+//! results in before the next search); `Stop` when the solve is over. A worker rank answers
+//! every job with its result. Each rank's main thread alone calls MPI; its worker threads talk
+//! to it over channels.
+//!
+//! Locality: a job goes back to the rank that ran the last job at its leaf, or else at the
+//! leaf's nearest ancestor that had one, since that rank's table holds the subtree; when that
+//! rank is full the least busy rank takes the job (and owns the leaf from then on). Each rank
+//! holds [`QUEUE_DEPTH`] jobs per thread, so that a thread finds its next job waiting when it
+//! finishes one instead of idling through the message round trip.
+
+use crate::game::Position;
+use crate::search::dfpn::Limits;
+use crate::search::pn_dfpn::{run_timed_job, Job, JobResult};
+use crate::search::{Table, Workers};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// The MPI tag of every message of the protocol.
+const TAG: i32 = 7;
+/// Jobs in flight per worker thread: a rank holds the next job while it runs one, so the
+/// message round trip does not leave its threads idle.
+const QUEUE_DEPTH: usize = 2;
+/// How long a main thread sleeps when it has nothing to do.
+const IDLE: Duration = Duration::from_micros(200);
+
+/// From rank 0 to a worker rank.
+#[derive(Serialize, Deserialize)]
+enum ToWorker {
+    /// A new search: the root of the coming jobs' paths, and the ε of their DFPN.
+    Begin { root: Position, epsilon: f64 },
+    /// A job to run.
+    Job(Job),
+    /// Return the running jobs at once.
+    Abort,
+    /// The solve is over: exit.
+    Stop,
+}
+
+/// How rank 0 chooses the rank of a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Assignment {
+    /// To the rank that worked on the job's subtree before (see the module documentation).
+    Locality,
+    /// Each rank in turn.
+    RoundRobin,
+}
+
+/// One worker rank's figures, reported under `ranks` in the JSON.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RankReport {
+    /// The rank.
+    pub rank: usize,
+    /// Jobs it finished.
+    pub jobs: u64,
+    /// MID calls it made.
+    pub nodes: u64,
+    /// Share of its threads' time spent searching, over the whole solve.
+    pub busy_pct: f64,
+}
+
+fn encode<T: Serialize>(message: &T) -> Vec<u8> {
+    serde_json::to_vec(message).expect("protocol messages serialise")
+}
+
+/// Rank 0's side: [`Workers`] whose jobs run on the other ranks.
+pub struct MpiWorkers<'a> {
+    world: &'a SimpleCommunicator,
+    threads_per_rank: usize,
+    assignment: Assignment,
+    in_flight: Vec<usize>,
+    figures: Vec<RankReport>,
+    busy_ns: Vec<u64>,
+    next_turn: usize,
+    /// The rank (− 1) that ran the last job at each job path so far.
+    owners: HashMap<Vec<u8>, usize>,
+    started: Instant,
+    stopped: bool,
+}
+
+impl<'a> MpiWorkers<'a> {
+    /// The workers of every rank but this one (rank 0), `threads_per_rank` each.
+    pub fn new(
+        world: &'a SimpleCommunicator,
+        threads_per_rank: usize,
+        assignment: Assignment,
+    ) -> MpiWorkers<'a> {
+        let ranks = world.size() as usize - 1;
+        MpiWorkers {
+            world,
+            threads_per_rank: threads_per_rank.max(1),
+            assignment,
+            in_flight: vec![0; ranks],
+            figures: (1..=ranks)
+                .map(|rank| RankReport {
+                    rank,
+                    ..RankReport::default()
+                })
+                .collect(),
+            busy_ns: vec![0; ranks],
+            next_turn: 0,
+            owners: HashMap::new(),
+            started: Instant::now(),
+            stopped: false,
+        }
+    }
+
+    fn send(&self, worker: usize, message: &ToWorker) {
+        self.world
+            .process_at_rank(worker as i32 + 1)
+            .send_with_tag(&encode(message)[..], TAG);
+    }
+
+    fn broadcast(&self, message: &ToWorker) {
+        for worker in 0..self.in_flight.len() {
+            self.send(worker, message);
+        }
+    }
+
+    /// The worker (rank − 1) for `job`.
+    fn choose(&mut self, job: &Job) -> usize {
+        let ranks = self.in_flight.len();
+        let preferred = match self.assignment {
+            // The rank that last ran a job at this leaf or its nearest ancestor: its table
+            // holds the subtree.
+            Assignment::Locality => (0..=job.path.len())
+                .rev()
+                .find_map(|len| self.owners.get(&job.path[..len]).copied())
+                .unwrap_or(0),
+            Assignment::RoundRobin => {
+                self.next_turn = (self.next_turn + 1) % ranks;
+                self.next_turn
+            }
+        };
+        let chosen = if self.in_flight[preferred] < self.threads_per_rank * QUEUE_DEPTH {
+            preferred
+        } else {
+            (0..ranks)
+                .min_by_key(|&r| self.in_flight[r])
+                .expect("at least one worker rank")
+        };
+        if self.assignment == Assignment::Locality {
+            self.owners.insert(job.path.clone(), chosen);
+        }
+        chosen
+    }
+
+    /// Each worker rank's figures so far.
+    pub fn ranks(&self) -> Vec<RankReport> {
+        let wall = self.started.elapsed().as_secs_f64().max(1e-9);
+        self.figures
+            .iter()
+            .zip(&self.busy_ns)
+            .map(|(f, &busy)| RankReport {
+                busy_pct: 100.0 * busy as f64 / 1e9 / (wall * self.threads_per_rank as f64),
+                ..f.clone()
+            })
+            .collect()
+    }
+
+    /// Tells every worker rank to exit (also done when dropped).
+    pub fn stop(&mut self) {
+        if !self.stopped {
+            self.broadcast(&ToWorker::Stop);
+            self.stopped = true;
+        }
+    }
+}
+
+impl Drop for MpiWorkers<'_> {
+    fn drop(&mut self) {
+        // Whatever happened on rank 0, the worker ranks must not wait forever.
+        self.stop();
+    }
+}
+
+impl Workers for MpiWorkers<'_> {
+    fn slots(&self) -> usize {
+        self.threads() * QUEUE_DEPTH
+    }
+
+    fn threads(&self) -> usize {
+        self.in_flight.len() * self.threads_per_rank
+    }
+
+    fn begin(&mut self, root: &Position, epsilon: f64) {
+        self.broadcast(&ToWorker::Begin {
+            root: *root,
+            epsilon,
+        });
+    }
+
+    fn submit(&mut self, job: Job) {
+        let worker = self.choose(&job);
+        self.in_flight[worker] += 1;
+        self.send(worker, &ToWorker::Job(job));
+    }
+
+    fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
+        let until = Instant::now() + timeout;
+        loop {
+            if let Some(probed) = self
+                .world
+                .any_process()
+                .immediate_matched_probe_with_tag(TAG)
+            {
+                let (bytes, status) = probed.matched_receive_vec::<u8>();
+                let result: JobResult =
+                    serde_json::from_slice(&bytes).expect("a worker rank sends job results");
+                let worker = status.source_rank() as usize - 1;
+                self.in_flight[worker] -= 1;
+                self.figures[worker].jobs += 1;
+                self.figures[worker].nodes += result.work;
+                self.busy_ns[worker] += result.busy_ns;
+                return Some(result);
+            }
+            if Instant::now() >= until {
+                return None;
+            }
+            std::thread::sleep(IDLE);
+        }
+    }
+
+    fn abort(&mut self) {
+        self.broadcast(&ToWorker::Abort);
+    }
+}
+
+/// A worker rank's side: runs `threads` DFPN threads against `table` on the jobs rank 0
+/// sends, and sends back their results, until rank 0 says stop.
+pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize) {
+    let abort = AtomicBool::new(false);
+    let limits = Limits {
+        stop: &abort,
+        deadline: None,
+        live: None,
+    };
+    let (job_tx, job_rx) = crossbeam_channel::unbounded::<(Position, f64, Job)>();
+    let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();
+    let root_rank = world.process_at_rank(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            let job_rx = job_rx.clone();
+            let result_tx = result_tx.clone();
+            scope.spawn(move || {
+                for (root, epsilon, job) in job_rx {
+                    let result = run_timed_job(&root, &job, table, epsilon, limits);
+                    if result_tx.send(result).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(result_tx);
+        let mut search: Option<(Position, f64)> = None;
+        loop {
+            let mut idle = true;
+            while let Ok(result) = result_rx.try_recv() {
+                root_rank.send_with_tag(&encode(&result)[..], TAG);
+                idle = false;
+            }
+            if let Some(probed) = root_rank.immediate_matched_probe_with_tag(TAG) {
+                idle = false;
+                let (bytes, _) = probed.matched_receive_vec::<u8>();
+                match serde_json::from_slice(&bytes).expect("rank 0 sends protocol messages") {
+                    ToWorker::Begin { root, epsilon } => {
+                        search = Some((root, epsilon));
+                        abort.store(false, Ordering::Relaxed);
+                    }
+                    ToWorker::Job(job) => {
+                        let (root, epsilon) = search.expect("a search begins before its jobs");
+                        job_tx
+                            .send((root, epsilon, job))
+                            .expect("worker threads run until stop");
+                    }
+                    ToWorker::Abort => abort.store(true, Ordering::Relaxed),
+                    ToWorker::Stop => break,
+                }
+            }
+            if idle {
+                std::thread::sleep(IDLE);
+            }
+        }
+        abort.store(true, Ordering::Relaxed);
+        drop(job_tx);
+    });
+}

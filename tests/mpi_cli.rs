@@ -1,0 +1,174 @@
+//! `uttt solve --mpi` under `mpirun` (built with `--features mpi`; needs Open MPI's mpirun).
+#![cfg(feature = "mpi")]
+mod common;
+use serde_json::Value;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// X wins; about 47,000 nodes.
+const MEDIUM: &str = "X;......@O.;O...XX.X./.....O.XX/XOOXX..../O.....O.O/OXO....OX/.OO....X./....O.XX./..XX..OOO/..X.XXO.O";
+
+/// `mpirun -np RANKS uttt ARGS`, with what a root user on a small machine needs.
+fn mpirun(ranks: usize) -> Command {
+    let mut command = Command::new("mpirun");
+    command
+        .args(["--allow-run-as-root", "--oversubscribe", "-np"])
+        .arg(ranks.to_string())
+        .arg(env!("CARGO_BIN_EXE_uttt"));
+    command
+}
+
+/// Solves `position` with `ranks` ranks of one thread each; exit code and JSON.
+fn solve(ranks: usize, position: &str, extra: &[&str]) -> (i32, Value) {
+    let out = mpirun(ranks)
+        .args([
+            "solve",
+            position,
+            "--mpi",
+            "--threads",
+            "1",
+            "--json",
+            "--table-mem",
+            "32M",
+        ])
+        .args(extra)
+        .output()
+        .expect("mpirun runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap_or(-1), json)
+}
+
+#[test]
+fn three_ranks_give_the_reference_values() {
+    let rows = common::data_rows("late-positions.tsv");
+    for row in rows.iter().take(16) {
+        let (code, json) = solve(3, &row[0], &["--job-work", "50", "--split-threshold", "30"]);
+        assert_eq!(code, 0, "{json}");
+        assert_eq!(json["result"], row[1].as_str(), "{}", row[0]);
+    }
+}
+
+#[test]
+fn hundreds_of_jobs_over_two_worker_ranks_give_the_same_answer_as_one_process() {
+    let small_jobs = ["--job-work", "200", "--split-threshold", "100"];
+    let (code, json) = solve(3, MEDIUM, &small_jobs);
+    assert_eq!(code, 0);
+    assert_eq!(json["result"], "X");
+    assert!(
+        json["tree"]["jobs"].as_u64().unwrap() >= 200,
+        "{}",
+        json["tree"]
+    );
+    let ranks = json["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), 2);
+    assert!(
+        ranks.iter().all(|r| r["jobs"].as_u64().unwrap() > 0),
+        "{ranks:?}"
+    );
+    // The answer does not depend on the number of ranks or on how jobs are assigned.
+    for (ranks, extra) in [(2, None), (4, None), (3, Some("round-robin"))] {
+        let mut args = small_jobs.to_vec();
+        if let Some(assignment) = extra {
+            args.extend(["--mpi-assignment", assignment]);
+        }
+        let (code, json) = solve(ranks, MEDIUM, &args);
+        assert_eq!(
+            (code, json["result"].as_str()),
+            (0, Some("X")),
+            "{ranks} {extra:?}"
+        );
+    }
+    let (_, single, _) = common::run_uttt(&["solve", MEDIUM, "--json", "--table-mem", "32M"]);
+    assert!(single.contains("\"result\":\"X\""), "{single}");
+}
+
+#[test]
+fn a_limit_gives_unknown_and_stops_every_rank() {
+    let start = Instant::now();
+    let (code, json) = solve(3, "ee ea ae", &["--time-limit", "2s"]);
+    assert_eq!(code, 1);
+    assert_eq!(json["result"], "unknown");
+    assert!(json["nodes"].as_u64().unwrap() > 0);
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+/// The pids of the running `uttt` processes whose MPI rank is `rank` and whose command line
+/// holds `marker` (tests run in parallel: each kills only its own ranks).
+fn pids_of_rank(rank: usize, marker: &str) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let is_uttt = String::from_utf8_lossy(&cmdline).contains(marker);
+        let wanted = format!("OMPI_COMM_WORLD_RANK={rank}");
+        let has_rank = environ.split(|&b| b == 0).any(|v| v == wanted.as_bytes());
+        if is_uttt && has_rank && pid != std::process::id() {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+#[test]
+fn a_rank_killed_mid_solve_ends_the_run_with_an_error_and_no_answer() {
+    // A node limit no solve reaches here, unique to this test's processes.
+    const MARKER: &str = "987654321987";
+    let mut child = mpirun(3)
+        .args(["solve", "ee ea ae", "--mpi", "--threads", "1", "--json"])
+        .args(["--table-mem", "32M", "--node-limit", MARKER])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until rank 1 runs, then kill it.
+    let start = Instant::now();
+    let victim = loop {
+        if let Some(&pid) = pids_of_rank(1, MARKER).first() {
+            break pid;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "rank 1 never started"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::thread::sleep(Duration::from_secs(1));
+    let killed = Command::new("kill")
+        .args(["-KILL", &victim.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let killed_at = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if killed_at.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("the run went on for 30 s after a rank died");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let out = child.wait_with_output().unwrap();
+    assert!(!status.success(), "a dead rank must fail the run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !stdout.contains("\"result\""),
+        "no answer after a rank died: {stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.is_empty(), "an error is reported");
+}
