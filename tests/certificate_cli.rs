@@ -129,3 +129,51 @@ fn a_batch_writes_one_certificate_per_line() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_huge_move_count_is_a_parse_error_not_a_crash() {
+    let dir = temp_dir("huge");
+    let file = dir.join("huge.cert");
+    let text = format!(
+        "uttt-certificate 1\nclaim X wins\nposition {MEDIUM}\nmoves 18446744073709551615\nab"
+    );
+    std::fs::write(&file, text).unwrap();
+    let (code, _, stderr) = uttt(&["verify", file.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("block 1, line 4") && stderr.contains("ends inside"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_temporary_certificate_never_writes_through_a_planted_link() {
+    let dir = temp_dir("link");
+    let victim = dir.join("victim");
+    std::fs::write(&victim, b"precious").unwrap();
+    // Plant links at the names a --verify run of this shell's pid could use, then run it.
+    let script = format!(
+        "ln -s {victim} {dir}/uttt-$$-solve.cert; for n in 0 1 2 3; do ln -s {victim} {dir}/uttt-$$-$n-solve.cert; done; exec {uttt} solve '{DRAW}' --verify --json --table-mem 16M",
+        victim = victim.display(),
+        dir = dir.display(),
+        uttt = env!("CARGO_BIN_EXE_uttt"),
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .env("TMPDIR", &dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("\"certified\":true"), "{stdout}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    // The temporary file is gone; only the planted links remain.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| !e.file_type().unwrap().is_symlink() && e.path() != victim)
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

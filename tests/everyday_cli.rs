@@ -167,6 +167,8 @@ fn a_line_that_is_not_utf8_is_a_bad_line_and_the_batch_goes_on() {
     let mut input = Vec::new();
     input.extend_from_slice(QUICK[0].as_bytes());
     input.extend_from_slice(b"\nX;\xff\xfe garbage\n");
+    // A comment need not be UTF-8: it is skipped like any comment.
+    input.extend_from_slice(b"# r\xe9sum\xe9 in Latin-1\n");
     input.extend_from_slice(QUICK[1].as_bytes());
     input.push(b'\n');
     let child = spawn_fed(
@@ -190,6 +192,7 @@ fn a_line_that_is_not_utf8_is_a_bad_line_and_the_batch_goes_on() {
         "{message}"
     );
     assert_eq!(lines[2]["matches"], true);
+    assert_eq!(lines[2]["line"], 4);
     assert_eq!(lines[3]["errors"], 1);
 }
 

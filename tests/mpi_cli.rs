@@ -172,3 +172,16 @@ fn a_rank_killed_mid_solve_ends_the_run_with_an_error_and_no_answer() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.is_empty(), "an error is reported");
 }
+
+#[test]
+fn options_that_need_one_process_are_refused_with_mpi() {
+    for extra in ["--verify", "--table-file=run.tt", "--certificate=p.cert"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_uttt"))
+            .args(["solve", MEDIUM, "--mpi", extra])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("cannot be used with"), "{extra}: {stderr}");
+    }
+}

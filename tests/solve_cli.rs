@@ -206,3 +206,24 @@ fn pn_dfpn_stops_promptly_on_a_time_limit_with_jobs_in_flight() {
         mean * jobs
     );
 }
+
+#[test]
+fn the_table_grows_with_many_small_pn_dfpn_jobs() {
+    // Each job stores fewer entries than the table's fill-report batch: their fills must
+    // still reach the table, which then grows past its first 4 MiB.
+    // About 380,000 nodes (line 4 of positions/midgame.txt, X wins).
+    let position = "X;....@...O;......O../.XO.O...X/.O.XX...X/.OO.O..XX/X..XO...X/......O.X/.X...X..X/..O....../...OOOO..";
+    let (code, json) = solve_json(&[
+        position,
+        "--job-work",
+        "200",
+        "--split-threshold",
+        "100",
+        "--table-mem",
+        "64M",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(json["result"], "X");
+    let active = json["table"]["active_bytes"].as_u64().unwrap();
+    assert!(active > 4 << 20, "{}", json["table"]);
+}

@@ -2,7 +2,7 @@
 
 use crate::game::{parse_position, Player, Position};
 use std::fmt;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 
 /// What a block claims the prover achieves with best play.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,13 +120,17 @@ pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> 
         let count: usize = moves_text
             .parse()
             .map_err(|_| fail(line, format!("bad move count `{moves_text}`")))?;
-        let mut moves = vec![0u8; count];
-        input.read_exact(&mut moves).map_err(|_| {
-            fail(
+        // Read what is there rather than trusting the count with an allocation.
+        let mut moves = Vec::new();
+        let read = std::io::Read::take(&mut *input, count as u64)
+            .read_to_end(&mut moves)
+            .map_err(|e| fail(line, format!("cannot read the moves: {e}")))?;
+        if read < count {
+            return Err(fail(
                 line,
-                format!("the file ends inside the {count} bytes of moves"),
-            )
-        })?;
+                format!("the file ends inside the {count} bytes of moves (after {read})"),
+            ));
+        }
         blocks.push(Block {
             claim,
             position,

@@ -83,6 +83,12 @@ pub struct Dfpn<'a> {
     frames: Vec<Vec<Child>>,
 }
 
+impl Drop for Dfpn<'_> {
+    fn drop(&mut self) {
+        self.table.report_remaining_fills(&self.counters);
+    }
+}
+
 impl<'a> Dfpn<'a> {
     /// A searcher for "does `attacker` win?".
     pub fn new(table: &'a Table, attacker: Player, epsilon: f64, limits: Limits<'a>) -> Dfpn<'a> {

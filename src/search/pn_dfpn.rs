@@ -66,7 +66,8 @@ pub struct JobResult {
     /// The job's work limit (the root thread reserved this much of the node budget for it).
     pub work_limit: u64,
     /// Each searched move's square and the child's numbers, in move order (moves that lose
-    /// at once are left out, see `rules::safe_moves`).
+    /// at once are left out, see `rules::safe_moves`); for a solved leaf too, so that the root
+    /// thread can read a best move from them.
     pub children: Vec<(u8, Numbers)>,
     /// Worker time spent, in nanoseconds.
     pub busy_ns: u64,
@@ -265,7 +266,15 @@ impl Workers for LocalWorkers<'_> {
     }
 
     fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
-        self.results.recv_timeout(timeout).ok()
+        match self.results.recv_timeout(timeout) {
+            Ok(result) => Some(result),
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => None,
+            // Only a panicking worker closes the channel while jobs are in flight: waiting for
+            // its result would never end.
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                panic!("a PN-DFPN worker thread ended with a job in flight")
+            }
+        }
     }
 
     fn abort(&mut self) {
@@ -494,15 +503,13 @@ pub fn run_job(
         .fold(*root, |p, &sq| p.play(Move::from_square(sq as usize)));
     let mut searcher = Dfpn::new(table, job.attacker, epsilon, limits);
     let numbers = searcher.search(&pos, job.thresholds, job.work_limit);
-    let children = if numbers.is_solved() {
-        Vec::new()
-    } else {
-        searcher
-            .children(&pos)
-            .into_iter()
-            .map(|(mv, numbers)| (mv.square() as u8, numbers))
-            .collect()
-    };
+    // Also for a solved leaf: the root thread's table may not hold the children (another
+    // process searched them), and a best move is read from them.
+    let children = searcher
+        .children(&pos)
+        .into_iter()
+        .map(|(mv, numbers)| (mv.square() as u8, numbers))
+        .collect();
     JobResult {
         path: job.path.clone(),
         numbers,
@@ -554,6 +561,19 @@ fn merge(
         node.in_flight = node.in_flight.saturating_sub(1);
     }
     let found = ids.len() == result.path.len() + 1;
+    let mut counters = TableCounters::default();
+    if found && result.numbers.is_solved() {
+        // A solved leaf's children as the worker saw them, so that a best move can be read
+        // from this table (the worker's may be another process's). Entries already here are
+        // kept: they carry their work.
+        let leaf_pos = positions.last().unwrap();
+        for &(square, numbers) in &result.children {
+            let key = table_key(&leaf_pos.play(Move::from_square(square as usize)), attacker);
+            if table.lookup(key, &mut counters).is_none() {
+                table.store(key, numbers, 1, &mut counters);
+            }
+        }
+    }
     if found {
         let leaf = *ids.last().unwrap();
         let node = &mut tree.nodes[leaf as usize];
@@ -585,7 +605,6 @@ fn merge(
         }
     }
     // Back-propagate along the walked path (the leaf itself only if it has children).
-    let mut counters = TableCounters::default();
     for (depth, &n) in ids.iter().enumerate().rev() {
         if tree.nodes[n as usize].first_child != NONE {
             tree.recompute(n);

@@ -330,6 +330,16 @@ impl Table {
         &self.buckets()[(key & self.active_mask.load(Ordering::Relaxed)) as usize]
     }
 
+    /// Reports the fills in `counters` that [`Table::store`] has not reported yet (it reports
+    /// them in batches). A searcher calls this when it ends, so that many short searchers
+    /// (PN-DFPN jobs) still grow the table.
+    pub fn report_remaining_fills(&self, counters: &TableCounters) {
+        let unreported = counters.fills % FILL_REPORT_BATCH;
+        if unreported > 0 {
+            self.report_fills(unreported);
+        }
+    }
+
     /// Counts `count` more filled slots and doubles the active part when half of it is
     /// filled. Any thread may grow it; a lost race just leaves the other's growth in place.
     fn report_fills(&self, count: u64) {

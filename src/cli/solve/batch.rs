@@ -59,14 +59,16 @@ fn read_entries(path: &Path) -> anyhow::Result<Vec<Entry>> {
         if read == 0 {
             break;
         }
-        let parsed = match std::str::from_utf8(&bytes) {
-            Ok(text) => match strip_comment(text) {
-                "" => continue,
-                text => parse_entry(text),
-            },
+        // Comments are cut on the raw bytes, so that a comment need not be UTF-8 text.
+        let content = strip_comment(&bytes);
+        if content.is_empty() {
+            continue;
+        }
+        let parsed = match std::str::from_utf8(content) {
+            Ok(text) => parse_entry(text),
             Err(e) => Err(format!(
                 "column {}: the line is not valid UTF-8 text",
-                e.valid_up_to() + 1
+                content_offset(&bytes, content) + e.valid_up_to() + 1
             )),
         };
         entries.push(Entry { line, parsed });
@@ -74,17 +76,26 @@ fn read_entries(path: &Path) -> anyhow::Result<Vec<Entry>> {
     Ok(entries)
 }
 
-/// The line without its comment: `#` opens one at the start of a line or after whitespace
-/// (inside the notation `#` marks a drawn board and is never preceded by whitespace).
-fn strip_comment(line: &str) -> &str {
-    let text = line.trim();
-    if text.starts_with('#') {
-        return "";
+/// The line without its comment and surrounding whitespace: `#` opens one at the start of a
+/// line or after whitespace (inside the notation `#` marks a drawn board and is never
+/// preceded by whitespace).
+fn strip_comment(line: &[u8]) -> &[u8] {
+    let text = line.trim_ascii();
+    if text.starts_with(b"#") {
+        return &[];
     }
-    match text.find(" #").or_else(|| text.find("\t#")) {
-        Some(at) => text[..at].trim(),
+    let comment = text
+        .windows(2)
+        .position(|pair| pair[0].is_ascii_whitespace() && pair[1] == b'#');
+    match comment {
+        Some(at) => text[..at].trim_ascii(),
         None => text,
     }
+}
+
+/// Where `part` (a subslice of `line`) starts in it.
+fn content_offset(line: &[u8], part: &[u8]) -> usize {
+    part.as_ptr() as usize - line.as_ptr() as usize
 }
 
 /// `POSITION [X|O|draw]`: the position in any accepted form, then optionally its value.

@@ -8,7 +8,7 @@ use anyhow::Context;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// What the user asked for.
@@ -77,19 +77,21 @@ pub fn write_and_check(
         }
     };
     let blocks = certificate.blocks;
+    // Removed when this function returns, whichever way.
     let temporary;
-    let path = match request.path {
-        Some(path) => path,
+    let (path, file) = match request.path {
+        Some(path) => (
+            path,
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot write certificate {}", path.display()))?,
+        ),
         None => {
-            temporary =
-                std::env::temp_dir().join(format!("uttt-{}-{name}.cert", std::process::id()));
-            &temporary
+            let file;
+            (temporary, file) = TempFile::create(name)?;
+            (temporary.0.as_path(), file)
         }
     };
-    let mut out = std::io::BufWriter::new(
-        std::fs::File::create(path)
-            .with_context(|| format!("cannot write certificate {}", path.display()))?,
-    );
+    let mut out = std::io::BufWriter::new(file);
     for block in &blocks {
         write_block(&mut out, block)
             .with_context(|| format!("cannot write certificate {}", path.display()))?;
@@ -120,8 +122,43 @@ pub fn write_and_check(
         figures.positions = Some(check.positions());
         figures.verify_ms = Some(check.elapsed.as_millis() as u64);
     }
-    if request.path.is_none() {
-        let _ = std::fs::remove_file(path);
-    }
     Ok(Some(figures))
+}
+
+/// A temporary certificate file: created new under a fresh name (never through an existing
+/// file or link of that name), and removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    /// A new empty file in the system's temporary directory, with `name` in its file name.
+    fn create(name: &str) -> anyhow::Result<(TempFile, std::fs::File)> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        loop {
+            let path = std::env::temp_dir().join(format!(
+                "uttt-{}-{}-{name}.cert",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ));
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(file) => return Ok((TempFile(path), file)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(anyhow::Error::new(e).context(format!(
+                        "cannot create temporary certificate {}",
+                        path.display()
+                    )))
+                }
+            }
+        }
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
