@@ -1,6 +1,6 @@
 //! Batch solving and interruption, through the built binary.
+mod common;
 use serde_json::Value;
-use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -11,20 +11,9 @@ fn data(name: &str) -> String {
 /// Runs `uttt solve --file ... --json` with `stdin` fed to it; returns the exit code and the
 /// parsed JSON lines.
 fn batch(args: &[&str], stdin: &str) -> (i32, Vec<Value>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_uttt"))
-        .args(["solve", "--json", "--table-mem", "64M"])
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
+    let mut all = vec!["solve", "--json", "--table-mem", "64M"];
+    all.extend_from_slice(args);
+    let child = common::spawn_fed(&all, stdin.as_bytes());
     let out = child.wait_with_output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     let lines = text

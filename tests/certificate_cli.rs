@@ -9,15 +9,9 @@ const DRAW: &str = "X;.XO.....X;.XOXX.X.O/XXXXO.O../OOXX..OOO/OO..XOOXO/.OXOOXX.
 
 use common::run_uttt as uttt;
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("uttt-cert-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn a_written_certificate_verifies_and_proves_the_answer() {
-    let dir = temp_dir("single");
+    let dir = common::temp_dir("cert-single");
     let file = dir.join("medium.cert");
     let path = file.to_str().unwrap();
     let (code, stdout, stderr) =
@@ -90,7 +84,7 @@ fn verify_reports_certified_in_json_and_text() {
 
 #[test]
 fn a_batch_writes_one_certificate_per_line() {
-    let dir = temp_dir("batch");
+    let dir = common::temp_dir("cert-batch");
     let data = format!("{}/tests/data/demo.txt", env!("CARGO_MANIFEST_DIR"));
     let certs = dir.join("certs");
     let (code, stdout, stderr) = uttt(&[
@@ -132,7 +126,7 @@ fn a_batch_writes_one_certificate_per_line() {
 
 #[test]
 fn a_huge_move_count_is_a_parse_error_not_a_crash() {
-    let dir = temp_dir("huge");
+    let dir = common::temp_dir("cert-huge");
     let file = dir.join("huge.cert");
     let text = format!(
         "uttt-certificate 1\nclaim X wins\nposition {MEDIUM}\nmoves 18446744073709551615\nab"
@@ -149,7 +143,7 @@ fn a_huge_move_count_is_a_parse_error_not_a_crash() {
 
 #[test]
 fn the_temporary_certificate_never_writes_through_a_planted_link() {
-    let dir = temp_dir("link");
+    let dir = common::temp_dir("cert-link");
     let victim = dir.join("victim");
     std::fs::write(&victim, b"precious").unwrap();
     // Plant links at the names a --verify run of this shell's pid could use, then run it.

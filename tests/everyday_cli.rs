@@ -1,7 +1,8 @@
 //! Everyday use through the built binary: batches whose reader goes away, Ctrl-C in parallel
 //! batches, bad bytes, table files shared by two processes or killed half-way, and limits.
+mod common;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -20,19 +21,6 @@ const SECONDS: &str = "X;.....X..@;OX...O.../.....OO.O/...X....O/...O.X..O/.....
 
 fn uttt() -> Command {
     Command::new(env!("CARGO_BIN_EXE_uttt"))
-}
-
-/// Starts `uttt ARGS` with `input` on its stdin (then closed), stdout and stderr piped.
-fn spawn_fed(args: &[&str], input: &[u8]) -> Child {
-    let mut child = uttt()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child
 }
 
 /// Waits for `child` at most `limit`; kills it and fails the test if it takes longer.
@@ -59,12 +47,6 @@ fn send_sigint(child: &Child) {
     assert!(status.success());
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("uttt-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn a_batch_whose_reader_goes_away_stops_promptly_and_quietly() {
     // A bad first line gives an output line at once; then many positions of 3 s each.
@@ -73,7 +55,7 @@ fn a_batch_whose_reader_goes_away_stops_promptly_and_quietly() {
         input += HARD;
         input += "\n";
     }
-    let mut child = spawn_fed(
+    let mut child = common::spawn_fed(
         &[
             "solve",
             "--file",
@@ -118,7 +100,7 @@ fn ctrl_c_in_a_parallel_batch_prints_every_finished_result() {
             input += "\n";
         }
     }
-    let mut child = spawn_fed(
+    let mut child = common::spawn_fed(
         &[
             "solve",
             "--file",
@@ -171,7 +153,7 @@ fn a_line_that_is_not_utf8_is_a_bad_line_and_the_batch_goes_on() {
     input.extend_from_slice(b"# r\xe9sum\xe9 in Latin-1\n");
     input.extend_from_slice(QUICK[1].as_bytes());
     input.push(b'\n');
-    let child = spawn_fed(
+    let child = common::spawn_fed(
         &["solve", "--file", "-", "--json", "--table-mem", "16M"],
         &input,
     );
@@ -198,7 +180,7 @@ fn a_line_that_is_not_utf8_is_a_bad_line_and_the_batch_goes_on() {
 
 #[test]
 fn the_text_batch_output_has_a_header_row() {
-    let child = spawn_fed(
+    let child = common::spawn_fed(
         &["solve", "--file", "-", "--table-mem", "16M"],
         QUICK[0].as_bytes(),
     );
@@ -212,7 +194,7 @@ fn the_text_batch_output_has_a_header_row() {
 
 #[test]
 fn a_table_file_in_use_is_refused_by_a_second_process() {
-    let dir = temp_dir("lock");
+    let dir = common::temp_dir("lock");
     let file = dir.join("t.tt");
     let path = file.to_str().unwrap();
     let mut first = uttt()
@@ -278,7 +260,7 @@ fn solve_seconds(extra: &[&str]) -> (String, u64) {
 
 #[test]
 fn a_solve_killed_half_way_resumes_from_its_table_file() {
-    let dir = temp_dir("crash");
+    let dir = common::temp_dir("crash");
     let file = dir.join("t.tt");
     let path = file.to_str().unwrap();
     let started = Instant::now();

@@ -463,30 +463,24 @@ impl FromStr for Move {
     }
 }
 
-/// Positions travel in serde data as their notation, so JSON stays readable.
-impl Serialize for Position {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
+/// Serde as text: `$type` serialises as its `Display` form and deserialises through
+/// `$parse`, so positions and moves read naturally in JSON.
+macro_rules! serde_as_text {
+    ($type:ty, $parse:path) => {
+        impl Serialize for $type {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $type {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<$type, D::Error> {
+                let text = String::deserialize(deserializer)?;
+                $parse(&text).map_err(serde::de::Error::custom)
+            }
+        }
+    };
 }
 
-impl<'de> Deserialize<'de> for Position {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Position, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        parse_position(&text).map_err(serde::de::Error::custom)
-    }
-}
-
-/// Moves travel in serde data as their two letters.
-impl Serialize for Move {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Move {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Move, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        parse_move(&text).map_err(serde::de::Error::custom)
-    }
-}
+serde_as_text!(Position, parse_position);
+serde_as_text!(Move, parse_move);

@@ -433,7 +433,7 @@ pub(super) fn solve_within<'d>(
 
 /// A finished game, or one the side to move wins this move: the verdict and the winning move.
 /// Such positions need no search.
-pub fn settled_without_search(pos: &Position) -> Option<(Verdict, Option<Move>)> {
+fn settled_without_search(pos: &Position) -> Option<(Verdict, Option<Move>)> {
     match pos.outcome() {
         Outcome::Won(winner) => Some((Verdict::Wins(winner), None)),
         Outcome::Draw => Some((Verdict::Draw, None)),

@@ -59,3 +59,27 @@ pub fn run_uttt(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Starts the built `uttt` with `args` and `input` on its stdin (then closed), stdout and
+/// stderr piped.
+pub fn spawn_fed(args: &[&str], input: &[u8]) -> std::process::Child {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_uttt"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("uttt starts");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child
+}
+
+/// A fresh directory under the system's temporary directory, named after `name` and this
+/// test process.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("uttt-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
