@@ -143,19 +143,22 @@ impl<'a> Dfpn<'a> {
 
     /// [`Dfpn::peek`], with the moves worth searching.
     pub fn peek_moves(&mut self, pos: &Position) -> Peeked {
-        let moves = match evaluate(pos, self.attacker) {
+        let node = match evaluate(pos, self.attacker) {
             Evaluation::Solved(numbers) => {
                 return Peeked {
                     numbers,
                     moves: MoveSet::EMPTY,
                 }
             }
-            Evaluation::Open(moves) => moves,
+            Evaluation::Open(node) => node,
         };
         let numbers = self
             .table_numbers(pos)
-            .unwrap_or_else(|| initial_numbers(moves));
-        Peeked { numbers, moves }
+            .unwrap_or_else(|| initial_numbers(&node));
+        Peeked {
+            numbers,
+            moves: node.moves,
+        }
     }
 
     /// What the table knows of `pos` for this question. An entry for the other question that
@@ -201,7 +204,10 @@ impl<'a> Dfpn<'a> {
     pub fn children(&mut self, pos: &Position) -> Vec<(Move, Numbers)> {
         match evaluate(pos, self.attacker) {
             Evaluation::Solved(_) => Vec::new(),
-            Evaluation::Open(moves) => moves.map(|mv| (mv, self.peek(&pos.play(mv)))).collect(),
+            Evaluation::Open(node) => node
+                .moves
+                .map(|mv| (mv, self.peek(&pos.play(mv))))
+                .collect(),
         }
     }
 
@@ -220,7 +226,7 @@ impl<'a> Dfpn<'a> {
         self.node_budget_end = self.nodes.saturating_add(work_limit.max(1));
         let moves = match evaluate(root, self.attacker) {
             Evaluation::Solved(numbers) => return numbers,
-            Evaluation::Open(moves) => moves,
+            Evaluation::Open(node) => node.moves,
         };
         let key = self.key(root);
         self.mid(root, key, moves, thresholds, 0)

@@ -20,7 +20,7 @@
 //!   others cannot change the node's value ([`safe_moves`]).
 
 use super::numbers::Numbers;
-use crate::game::tables::{completing_indices, has_free_line, has_line, FULL_MASK};
+use crate::game::tables::{completing_indices, has_free_line, has_line, FULL_MASK, LINES};
 use crate::game::{Move, MoveSet, Outcome, Player, Position};
 
 /// What the static rules say about a position, for one binary question.
@@ -28,8 +28,25 @@ use crate::game::{Move, MoveSet, Outcome, Player, Position};
 pub enum Evaluation {
     /// Settled: the numbers for the side to move (proved or disproved).
     Solved(Numbers),
-    /// Search is needed; these are the moves worth searching (never empty).
-    Open(MoveSet),
+    /// Search is needed.
+    Open(OpenNode),
+}
+
+/// A position the static rules leave open, for one binary question: the moves to search and
+/// the features its initial numbers are estimated from (see
+/// [`super::numbers::initial_numbers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenNode {
+    /// The moves worth searching (never empty).
+    pub moves: MoveSet,
+    /// Whether the attacker is the side to move.
+    pub attacker_to_move: bool,
+    /// How many lines of the big board the attacker could still complete (1 to 8, see
+    /// [`live_lines`]).
+    pub attacker_lines: u32,
+    /// Whether the defender has a winning board (see [`winning_boards`]): a board where one
+    /// move of its would win the game, were it allowed to play there.
+    pub defender_threatens: bool,
 }
 
 /// Whether the side to move reaches its goal in the question "does `attacker` win?": the
@@ -61,22 +78,36 @@ pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
         Outcome::Draw => return Evaluation::Solved(goal_numbers(pos, attacker, false)),
         Outcome::InPlay => {}
     }
-    let my_winning_boards = winning_boards(pos, pos.side_to_move());
+    let me = pos.side_to_move();
+    let my_winning_boards = winning_boards(pos, me);
     if my_winning_boards & playable_boards(pos) != 0 {
         // An immediate win (see `immediate_win`).
         return Evaluation::Solved(Numbers::PROVED);
     }
-    if !can_still_win(pos, attacker) {
+    let attacker_lines = live_lines(pos, attacker);
+    if attacker_lines == 0 {
         return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
-    let safe = safe_moves(pos);
+    let threats = winning_boards(pos, me.opponent());
+    let safe = safe_among(pos, pos.legal_moves(), threats);
     if safe.is_empty() {
         return Evaluation::Solved(Numbers::DISPROVED);
     }
     if my_winning_boards != 0 && win_in_two(pos, safe).is_some() {
         return Evaluation::Solved(Numbers::PROVED);
     }
-    Evaluation::Open(safe)
+    let attacker_to_move = me == attacker;
+    let defender_winning_boards = if attacker_to_move {
+        threats
+    } else {
+        my_winning_boards
+    };
+    Evaluation::Open(OpenNode {
+        moves: safe,
+        attacker_to_move,
+        attacker_lines,
+        defender_threatens: defender_winning_boards != 0,
+    })
 }
 
 /// The open boards in which `player` would win the game with one move if it were to move
@@ -144,6 +175,12 @@ pub fn immediate_win(pos: &Position) -> Option<Move> {
 /// just closed).
 pub fn safe_moves(pos: &Position) -> MoveSet {
     let (legal, threats) = legal_moves_and_threats(pos);
+    safe_among(pos, legal, threats)
+}
+
+/// The moves of `legal` that do not hand the opponent an immediate win, given the opponent's
+/// winning boards `threats` (see [`safe_moves`]).
+fn safe_among(pos: &Position, legal: MoveSet, threats: u16) -> MoveSet {
     if threats == 0 {
         return legal;
     }
@@ -217,21 +254,41 @@ pub fn win_in_two(pos: &Position, safe: MoveSet) -> Option<Move> {
     })
 }
 
-/// Whether `player` could still complete a line of won boards, ignoring whose turn it is: some
-/// line of the big board consists of boards it has won and open boards in which some local
-/// line holds no opponent stone.
+/// Whether `player` could still complete a line of won boards, ignoring whose turn it is
+/// (see [`live_lines`]).
 pub fn can_still_win(pos: &Position, player: Player) -> bool {
+    has_line(boards_still_winnable(pos, player))
+}
+
+/// How many lines of the big board `player` could still complete, ignoring whose turn it is:
+/// lines that consist of boards it has won and open boards in which some local line holds no
+/// opponent stone.
+///
+/// Proof that no other line can be completed: a board drawn or won by the opponent stays so,
+/// and a local line holding an opponent stone can never become three of `player`'s stones, so
+/// a board with no such free line can never be won by `player`.
+pub fn live_lines(pos: &Position, player: Player) -> u32 {
+    let winnable = boards_still_winnable(pos, player);
+    LINES
+        .iter()
+        .filter(|&&line| winnable & line == line)
+        .count() as u32
+}
+
+/// The boards `player` has won or could still win (open, with a local line free of opponent
+/// stones).
+fn boards_still_winnable(pos: &Position, player: Player) -> u16 {
     let opponent = player.opponent();
-    let mut possible = pos.won_boards(player);
+    let mut winnable = pos.won_boards(player);
     let mut open = FULL_MASK & !pos.closed_boards();
     while open != 0 {
         let board = open.trailing_zeros() as usize;
         open &= open - 1;
         if has_free_line(pos.local_cells(opponent, board)) {
-            possible |= 1 << board;
+            winnable |= 1 << board;
         }
     }
-    has_line(possible)
+    winnable
 }
 
 #[cfg(test)]
@@ -275,6 +332,38 @@ mod tests {
             }
             if let Outcome::Won(winner) = pos.outcome() {
                 assert!(history.iter().all(|p| can_still_win(p, winner)));
+            }
+        }
+    }
+
+    /// Lines only ever die: along random games each player's live-line count starts at 8 and
+    /// never grows, it is positive exactly when the player can still win, and a finished
+    /// game's winner still counts every line it completed.
+    #[test]
+    fn live_lines_start_at_eight_never_grow_and_include_the_winning_lines() {
+        let mut rng = Rng::new(13);
+        for _ in 0..3000 {
+            let mut pos = Position::start();
+            let mut before = [8, 8];
+            for player in [Player::X, Player::O] {
+                assert_eq!(live_lines(&pos, player), 8);
+            }
+            while let Some(mv) = rng.legal_move(&pos) {
+                pos = pos.play(mv);
+                for player in [Player::X, Player::O] {
+                    let now = live_lines(&pos, player);
+                    assert!(now <= before[player.index()], "{pos}");
+                    assert_eq!(now > 0, can_still_win(&pos, player), "{pos}");
+                    before[player.index()] = now;
+                }
+            }
+            if let Outcome::Won(winner) = pos.outcome() {
+                let won = pos.won_boards(winner);
+                let completed = LINES.iter().filter(|&&l| won & l == l).count() as u32;
+                assert!(
+                    completed >= 1 && live_lines(&pos, winner) >= completed,
+                    "{pos}"
+                );
             }
         }
     }

@@ -1,0 +1,64 @@
+"""The work of scripts/compare-nodes.sh (see there)."""
+import argparse
+import json
+import math
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+
+def positions(path):
+    """(line number, position) for every position line of a benchmark file."""
+    for number, line in enumerate(open(path), 1):
+        fields = line.split("#", 1)[0].split()
+        if fields:
+            yield number, fields[0]
+
+
+def solve(binary, position, args):
+    """(value, nodes, per-search "A:nodes" strings) of one DFPN solve in a fresh process."""
+    command = [binary, "solve", position, "--engine", "dfpn", "--table-mem", args.table_mem,
+               "--node-limit", str(args.node_limit), "--json", "--quiet"]
+    out = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if not out.stdout.strip():
+        sys.exit(f"{binary} failed on {position}: {out.stderr.strip()}")
+    report = json.loads(out.stdout)
+    searches = [f"{s['attacker']}:{s['nodes']}" for s in report["searches"]]
+    return report["value"], report["nodes"], searches
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("old")
+    parser.add_argument("new")
+    parser.add_argument("--file", default="positions/midgame.txt")
+    parser.add_argument("--node-limit", type=int, default=40_000_000)
+    parser.add_argument("--table-mem", default="2G")
+    args = parser.parse_args()
+    lines = list(positions(args.file))
+    with ThreadPoolExecutor(2) as pool:
+        old = list(pool.map(lambda lp: solve(args.old, lp[1], args), lines))
+        new = list(pool.map(lambda lp: solve(args.new, lp[1], args), lines))
+    ratios, totals, disagreements = [], [0, 0], 0
+    print(f"{'line':>4} {'old':>8} {'new':>8} {'old nodes':>11} {'new nodes':>11} {'ratio':>6}"
+          "  new searches")
+    for (number, _), (vo, no, _), (vn, nn, searches) in zip(lines, old, new):
+        flag = ""
+        if "unknown" not in (vo, vn):
+            ratios.append(nn / no)
+            totals[0] += no
+            totals[1] += nn
+            if vo != vn:
+                flag, disagreements = "  DISAGREEMENT", disagreements + 1
+        print(f"{number:>4} {vo:>8} {vn:>8} {no:>11} {nn:>11} {nn / no:>6.3f}  "
+              f"{' '.join(searches)}{flag}")
+    settled = [sum(row[0] != "unknown" for row in rows) for rows in (old, new)]
+    print(f"settled: old {settled[0]}, new {settled[1]} of {len(lines)}")
+    if ratios:
+        mean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+        print(f"nodes new/old: {mean:.3f}x geometric mean, {totals[1] / totals[0]:.3f}x in "
+              f"total (over {len(ratios)} positions both settle)")
+    sys.exit(1 if disagreements else 0)
+
+
+main()
