@@ -5,7 +5,8 @@
 # (and each binary search's nodes for NEW), then the geometric-mean and total node ratio
 # NEW/OLD over positions both settle; flags any value on which the builds disagree (exit 1).
 # Usage: scripts/compare-nodes.sh OLD_BIN NEW_BIN [--file FILE] [--node-limit N]
-#        [--table-mem SIZE]
+#        [--table-mem SIZE] [--old-options "..."] [--new-options "..."]
+# (the same binary twice with different options compares settings, e.g. --epsilon).
 # Defaults: positions/midgame.txt, 40000000 nodes, 2G (about 45 s per build here).
 set -euo pipefail
 cd "$(dirname "$0")/.."

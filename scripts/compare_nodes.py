@@ -15,10 +15,10 @@ def positions(path):
             yield number, fields[0]
 
 
-def solve(binary, position, args):
+def solve(binary, options, position, args):
     """(value, nodes, per-search "A:nodes" strings) of one DFPN solve in a fresh process."""
     command = [binary, "solve", position, "--engine", "dfpn", "--table-mem", args.table_mem,
-               "--node-limit", str(args.node_limit), "--json", "--quiet"]
+               "--node-limit", str(args.node_limit), "--json", "--quiet", *options.split()]
     out = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if not out.stdout.strip():
         sys.exit(f"{binary} failed on {position}: {out.stderr.strip()}")
@@ -34,11 +34,13 @@ def main():
     parser.add_argument("--file", default="positions/midgame.txt")
     parser.add_argument("--node-limit", type=int, default=40_000_000)
     parser.add_argument("--table-mem", default="2G")
+    parser.add_argument("--old-options", default="", help="more `uttt solve` options for OLD")
+    parser.add_argument("--new-options", default="", help="more `uttt solve` options for NEW")
     args = parser.parse_args()
     lines = list(positions(args.file))
     with ThreadPoolExecutor(2) as pool:
-        old = list(pool.map(lambda lp: solve(args.old, lp[1], args), lines))
-        new = list(pool.map(lambda lp: solve(args.new, lp[1], args), lines))
+        old = list(pool.map(lambda lp: solve(args.old, args.old_options, lp[1], args), lines))
+        new = list(pool.map(lambda lp: solve(args.new, args.new_options, lp[1], args), lines))
     ratios, totals, disagreements = [], [0, 0], 0
     print(f"{'line':>4} {'old':>8} {'new':>8} {'old nodes':>11} {'new nodes':>11} {'ratio':>6}"
           "  new searches")

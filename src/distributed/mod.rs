@@ -13,15 +13,24 @@
 //! rank is full the least busy rank takes the job (and owns the leaf from then on). Each rank
 //! holds [`QUEUE_DEPTH`] jobs per thread, so that a thread finds its next job waiting when it
 //! finishes one instead of idling through the message round trip.
+//!
+//! Shared knowledge: a job's result carries the subtrees it solved with at least
+//! [`SHARE_MIN_WORK`] MID calls, and rank 0 passes them on (`Learn`) to every other rank,
+//! whose table stores them: a proof is a fact wherever it was found, and without this each
+//! rank would solve the transpositions another already solved.
+//!
+//! No send can wait on another: rank 0 sends without blocking and takes results in while a
+//! send is under way (see [`MpiWorkers::send_bytes`]), so a worker rank blocked sending a
+//! large result always gets it through and goes back to receiving.
 
 use crate::game::Position;
-use crate::search::dfpn::Limits;
+use crate::search::dfpn::{Limits, SolvedEntry};
 use crate::search::pn_dfpn::{run_timed_job, Job, JobResult};
-use crate::search::{Table, Workers};
+use crate::search::{Table, TableCounters, Workers};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -30,8 +39,14 @@ const TAG: i32 = 7;
 /// Jobs in flight per worker thread: a rank holds the next job while it runs one, so the
 /// message round trip does not leave its threads idle.
 const QUEUE_DEPTH: usize = 2;
-/// How long a main thread sleeps when it has nothing to do.
+/// How long rank 0 sleeps when it has nothing to do.
 const IDLE: Duration = Duration::from_micros(200);
+/// How long a worker rank's main thread waits for a finished job before it looks for
+/// messages from rank 0 again.
+const WORKER_POLL: Duration = Duration::from_millis(1);
+/// Subtrees a worker rank solved with at least this many MID calls are passed on to every
+/// other rank, whose tables would otherwise have to solve them again.
+const SHARE_MIN_WORK: u64 = 64;
 
 /// From rank 0 to a worker rank.
 #[derive(Serialize, Deserialize)]
@@ -40,6 +55,8 @@ enum ToWorker {
     Begin { root: Position, epsilon: f64 },
     /// A job to run.
     Job(Job),
+    /// Subtrees another rank solved: facts to store in this rank's table.
+    Learn(Vec<SolvedEntry>),
     /// Return the running jobs at once.
     Abort,
     /// The solve is over: exit.
@@ -84,6 +101,8 @@ pub struct MpiWorkers<'a> {
     next_turn: usize,
     /// The rank (− 1) that ran the last job at each job path so far.
     owners: HashMap<Vec<u8>, usize>,
+    /// Results taken in while a send was under way, with their worker (rank − 1).
+    pending: VecDeque<(usize, JobResult)>,
     started: Instant,
     stopped: bool,
 }
@@ -110,21 +129,58 @@ impl<'a> MpiWorkers<'a> {
             busy_ns: vec![0; ranks],
             next_turn: 0,
             owners: HashMap::new(),
+            pending: VecDeque::new(),
             started: Instant::now(),
             stopped: false,
         }
     }
 
-    fn send(&self, worker: usize, message: &ToWorker) {
-        self.world
-            .process_at_rank(worker as i32 + 1)
-            .send_with_tag(&encode(message)[..], TAG);
+    fn send(&mut self, worker: usize, message: &ToWorker) {
+        self.send_bytes(worker, &encode(message));
     }
 
-    fn broadcast(&self, message: &ToWorker) {
+    fn broadcast(&mut self, message: &ToWorker) {
+        let bytes = encode(message);
         for worker in 0..self.in_flight.len() {
-            self.send(worker, message);
+            self.send_bytes(worker, &bytes);
         }
+    }
+
+    /// Sends `bytes` to `worker` without blocking on it: until the send completes, results
+    /// arriving from any rank are taken in (see [`MpiWorkers::take_in_one`]). A worker rank
+    /// may itself be blocked sending a large result to rank 0; taking it in lets that rank go
+    /// back to receiving, so the two sends can never wait on each other.
+    fn send_bytes(&mut self, worker: usize, bytes: &[u8]) {
+        let destination = self.world.process_at_rank(worker as i32 + 1);
+        mpi::request::scope(|scope| {
+            let mut request = destination.immediate_send_with_tag(scope, bytes, TAG);
+            loop {
+                match request.test() {
+                    Ok(_) => break,
+                    Err(still_sending) => request = still_sending,
+                }
+                if !self.take_in_one() {
+                    std::thread::sleep(IDLE);
+                }
+            }
+        });
+    }
+
+    /// Receives one result, if one has arrived, into `pending`; whether there was one.
+    fn take_in_one(&mut self) -> bool {
+        let Some(probed) = self
+            .world
+            .any_process()
+            .immediate_matched_probe_with_tag(TAG)
+        else {
+            return false;
+        };
+        let (bytes, status) = probed.matched_receive_vec::<u8>();
+        let result: JobResult =
+            serde_json::from_slice(&bytes).expect("a worker rank sends job results");
+        self.pending
+            .push_back((status.source_rank() as usize - 1, result));
+        true
     }
 
     /// The worker (rank − 1) for `job`.
@@ -200,24 +256,27 @@ impl Workers for MpiWorkers<'_> {
         });
     }
 
-    fn submit(&mut self, job: Job) {
+    fn submit(&mut self, mut job: Job) {
         let worker = self.choose(&job);
         self.in_flight[worker] += 1;
+        job.share_min_work = Some(SHARE_MIN_WORK);
         self.send(worker, &ToWorker::Job(job));
     }
 
     fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
         let until = Instant::now() + timeout;
         loop {
-            if let Some(probed) = self
-                .world
-                .any_process()
-                .immediate_matched_probe_with_tag(TAG)
-            {
-                let (bytes, status) = probed.matched_receive_vec::<u8>();
-                let result: JobResult =
-                    serde_json::from_slice(&bytes).expect("a worker rank sends job results");
-                let worker = status.source_rank() as usize - 1;
+            if self.pending.is_empty() {
+                self.take_in_one();
+            }
+            if let Some((worker, mut result)) = self.pending.pop_front() {
+                let solved = std::mem::take(&mut result.solved);
+                if !solved.is_empty() {
+                    let learn = encode(&ToWorker::Learn(solved));
+                    for other in (0..self.in_flight.len()).filter(|&r| r != worker) {
+                        self.send_bytes(other, &learn);
+                    }
+                }
                 self.in_flight[worker] -= 1;
                 self.figures[worker].jobs += 1;
                 self.figures[worker].nodes += result.work;
@@ -263,10 +322,11 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize) {
         }
         drop(result_tx);
         let mut search: Option<(Position, f64)> = None;
+        let send_result = |result: JobResult| root_rank.send_with_tag(&encode(&result)[..], TAG);
         loop {
             let mut idle = true;
             while let Ok(result) = result_rx.try_recv() {
-                root_rank.send_with_tag(&encode(&result)[..], TAG);
+                send_result(result);
                 idle = false;
             }
             if let Some(probed) = root_rank.immediate_matched_probe_with_tag(TAG) {
@@ -283,12 +343,23 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize) {
                             .send((root, epsilon, job))
                             .expect("worker threads run until stop");
                     }
+                    ToWorker::Learn(entries) => {
+                        let mut counters = TableCounters::default();
+                        for entry in &entries {
+                            entry.store(table, &mut counters);
+                        }
+                        table.report_remaining_fills(&counters);
+                    }
                     ToWorker::Abort => abort.store(true, Ordering::Relaxed),
                     ToWorker::Stop => break,
                 }
             }
             if idle {
-                std::thread::sleep(IDLE);
+                // Woken at once by a finished job; rank 0's messages wait at most this long,
+                // which costs nothing while the threads still hold queued jobs.
+                if let Ok(result) = result_rx.recv_timeout(WORKER_POLL) {
+                    send_result(result);
+                }
             }
         }
         abort.store(true, Ordering::Relaxed);

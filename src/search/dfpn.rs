@@ -8,6 +8,7 @@ use super::rules::{evaluate, Evaluation};
 use super::table::{Table, TableCounters};
 use super::table_key;
 use crate::game::{Move, MoveSet, Player, Position};
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -64,6 +65,26 @@ pub struct Peeked {
     pub moves: MoveSet,
 }
 
+/// A solved table entry, as handed to searchers that do not share this table (another
+/// process): a proof or disproof is a fact about its position and question wherever it was
+/// found, since the game has no repetitions (no graph-history interaction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SolvedEntry {
+    /// The table key (position and question, see [`super::table_key`]).
+    pub key: u64,
+    /// Proved or disproved, for the side to move.
+    pub numbers: Numbers,
+    /// MID calls the solution took.
+    pub work: u64,
+}
+
+impl SolvedEntry {
+    /// Stores the entry in `table`.
+    pub fn store(&self, table: &Table, counters: &mut TableCounters) {
+        table.store(self.key, self.numbers, self.work, counters);
+    }
+}
+
 /// A single-threaded DFPN searcher for one binary question, over a shared table.
 pub struct Dfpn<'a> {
     table: &'a Table,
@@ -81,6 +102,10 @@ pub struct Dfpn<'a> {
     publishes_root: bool,
     /// One reusable child buffer per ply, so MID allocates nothing in steady state.
     frames: Vec<Vec<Child>>,
+    /// When set, subtrees solved with at least this much work are kept in `solved`.
+    share_min_work: Option<u64>,
+    /// The solved subtrees kept for sharing (see [`Dfpn::sharing_solved`]).
+    solved: Vec<SolvedEntry>,
 }
 
 impl Drop for Dfpn<'_> {
@@ -104,7 +129,21 @@ impl<'a> Dfpn<'a> {
             counters: TableCounters::default(),
             publishes_root: false,
             frames: Vec::new(),
+            share_min_work: None,
+            solved: Vec::new(),
         }
+    }
+
+    /// This searcher, keeping every subtree it solves with at least `min_work` MID calls for
+    /// [`Dfpn::take_solved`] (for searchers of other processes, which do not see this table).
+    pub fn sharing_solved(mut self, min_work: u64) -> Dfpn<'a> {
+        self.share_min_work = Some(min_work);
+        self
+    }
+
+    /// The solved subtrees kept so far (see [`Dfpn::sharing_solved`]), leaving none.
+    pub fn take_solved(&mut self) -> Vec<SolvedEntry> {
+        std::mem::take(&mut self.solved)
     }
 
     /// This searcher, publishing its root's numbers to the live display as they change (for
@@ -333,8 +372,11 @@ impl<'a> Dfpn<'a> {
             children[best].numbers =
                 self.mid(&child, child_key, child_moves, child_thresholds, ply + 1);
         }
-        self.table
-            .store(key, numbers, self.nodes - start_nodes, &mut self.counters);
+        let work = self.nodes - start_nodes;
+        self.table.store(key, numbers, work, &mut self.counters);
+        if numbers.is_solved() && self.share_min_work.is_some_and(|min| work >= min) {
+            self.solved.push(SolvedEntry { key, numbers, work });
+        }
         self.frames[ply] = children;
         numbers
     }

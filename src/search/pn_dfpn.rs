@@ -12,7 +12,7 @@
 //! Results find their leaf again by the moves of their path, never by a node id, so a subtree
 //! freed (once solved) while a job was in flight below it simply drops that job's result.
 
-use super::dfpn::{Dfpn, Limits};
+use super::dfpn::{Dfpn, Limits, SolvedEntry};
 use super::numbers::{add, child_thresholds, select_child, Numbers, INFINITY};
 use super::table::{Table, TableCounters};
 use super::table_key;
@@ -52,6 +52,10 @@ pub struct Job {
     pub work_limit: u64,
     /// The question: "does this player win?".
     pub attacker: Player,
+    /// Return the subtrees solved with at least this many MID calls (in
+    /// [`JobResult::solved`]), for workers that do not share one table.
+    #[serde(default)]
+    pub share_min_work: Option<u64>,
 }
 
 /// What a worker found for a job.
@@ -73,6 +77,9 @@ pub struct JobResult {
     pub busy_ns: u64,
     /// Table traffic of the job.
     pub counters: TableCounters,
+    /// The subtrees the job solved, when [`Job::share_min_work`] asked for them.
+    #[serde(default)]
+    pub solved: Vec<SolvedEntry>,
 }
 
 /// Statistics of the tree, reported under `tree` in the JSON.
@@ -485,6 +492,7 @@ fn select_job(tree: &mut Tree, attacker: Player, config: &PnDfpnConfig) -> Optio
         thresholds,
         work_limit: config.job_work,
         attacker,
+        share_min_work: None,
     })
 }
 
@@ -502,6 +510,9 @@ pub fn run_job(
         .iter()
         .fold(*root, |p, &sq| p.play(Move::from_square(sq as usize)));
     let mut searcher = Dfpn::new(table, job.attacker, epsilon, limits);
+    if let Some(min_work) = job.share_min_work {
+        searcher = searcher.sharing_solved(min_work);
+    }
     let numbers = searcher.search(&pos, job.thresholds, job.work_limit);
     // Also for a solved leaf: the root thread's table may not hold the children (another
     // process searched them), and a best move is read from them.
@@ -518,6 +529,7 @@ pub fn run_job(
         children,
         busy_ns: 0,
         counters: searcher.counters(),
+        solved: searcher.take_solved(),
     }
 }
 

@@ -1,0 +1,95 @@
+//! Solved entries handed from one table to another (what MPI worker ranks exchange): each is
+//! a fact the oracle confirms, and a table given them answers the same with less work.
+mod common;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use uttt::game::{format_position, Player, Position};
+use uttt::search::dfpn::{Limits, SolvedEntry};
+use uttt::search::numbers::{Numbers, INFINITY};
+use uttt::search::pn_dfpn::{run_job, Job, JobResult};
+use uttt::search::{table_key, Table};
+
+/// Solves `root` for `attacker` as one unlimited job against `table`.
+fn solve_as_job(root: &Position, attacker: Player, table: &Table, share: Option<u64>) -> JobResult {
+    let stop = AtomicBool::new(false);
+    let limits = Limits {
+        stop: &stop,
+        deadline: None,
+        live: None,
+    };
+    let job = Job {
+        path: Vec::new(),
+        thresholds: Numbers {
+            phi: INFINITY,
+            delta: INFINITY,
+        },
+        work_limit: u64::MAX,
+        attacker,
+        share_min_work: share,
+    };
+    run_job(root, &job, table, 0.25, limits)
+}
+
+/// Whether solved numbers for `pos` claim what the oracle's value says, for "does `attacker`
+/// win?" (the numbers are for the side to move, whose goal depends on its role).
+fn claim_matches_oracle(pos: &Position, attacker: Player, numbers: Numbers) -> bool {
+    let side_reaches_goal = numbers.phi == 0;
+    let attacker_wins = side_reaches_goal == (pos.side_to_move() == attacker);
+    let value = common::oracle::oracle_value(&format_position(pos));
+    attacker_wins == (value == attacker.letter().to_string())
+}
+
+#[test]
+fn shared_solved_entries_are_facts_and_spare_the_receiving_table_work() {
+    let positions = common::playout_positions(40, 77);
+    let checked_entries = AtomicUsize::new(0);
+    let spared = AtomicUsize::new(0);
+    common::parallel_rows(&positions, |text| {
+        let root: Position = text.parse().unwrap();
+        for attacker in [Player::X, Player::O] {
+            let giver = Table::new(1 << 20).unwrap();
+            let given = solve_as_job(&root, attacker, &giver, Some(1));
+            assert!(given.numbers.is_solved(), "{text}");
+            let shared: HashMap<u64, SolvedEntry> =
+                given.solved.iter().map(|e| (e.key, *e)).collect();
+            for entry in &given.solved {
+                assert!(entry.numbers.is_solved() && entry.work >= 1, "{text}");
+            }
+            // The entries of the root, its children and grandchildren, checked one by one.
+            let mut near_root = vec![root];
+            for mv in root.legal_moves() {
+                let child = root.play(mv);
+                near_root.extend(child.legal_moves().into_iter().map(|m| child.play(m)));
+                near_root.push(child);
+            }
+            for pos in near_root.iter().filter(|p| !p.is_over()) {
+                if let Some(entry) = shared.get(&table_key(pos, attacker)) {
+                    assert!(
+                        claim_matches_oracle(pos, attacker, entry.numbers),
+                        "shared entry {entry:?} for {} (attacker {attacker:?}) is wrong",
+                        format_position(pos)
+                    );
+                    checked_entries.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            // A table given the entries answers the same, with less work when the root took
+            // more than its own MID call (then some child was solved by a MID call, shared).
+            let receiver = Table::new(1 << 20).unwrap();
+            let mut counters = Default::default();
+            for entry in &given.solved {
+                entry.store(&receiver, &mut counters);
+            }
+            let again = solve_as_job(&root, attacker, &receiver, None);
+            assert_eq!(again.numbers, given.numbers, "{text}");
+            assert!(again.work <= given.work, "{text}");
+            if given.work > 1 {
+                assert!(again.work < given.work, "{text}: {again:?}");
+                spared.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    });
+    let checked = checked_entries.into_inner();
+    assert!(checked > 200, "only {checked} shared entries were checked");
+    assert!(spared.into_inner() > 20);
+}
