@@ -2,18 +2,22 @@
 # The cost of the MPI message layer: every position of a file (default positions/midgame.txt)
 # solved by one process with 2 threads, by `mpirun -np 3` (rank 0 + 2 worker ranks of 1
 # thread) with locality assignment, and the same with round-robin assignment, interleaved per
-# position; 256 MiB tables, a time limit per solve (default 10s). Prints per position the
-# three times and, over positions all three settle, the geometric-mean ratios to one process.
+# position; 256 MiB tables, a time limit per solve (default 10s). With `--baseline PATH` (an
+# earlier build with `--features mpi`) its MPI with locality runs in the same loop, so a
+# change to the message layer is compared in one run. Prints per position the times and,
+# over positions all settle, the geometric-mean time and node ratios to one process.
 # Needs a build with `--features mpi` and Open MPI's mpirun.
-# Usage: scripts/bench-mpi.sh [--file FILE] [--limit TIME]
+# Usage: scripts/bench-mpi.sh [--file FILE] [--limit TIME] [--baseline PATH]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 file=positions/midgame.txt
 limit=10s
+baseline=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --file) file=$2; shift ;;
     --limit) limit=$2; shift ;;
+    --baseline) baseline=$2; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -26,5 +30,10 @@ grep -v '^#' "$file" | awk 'NF {print $1}' | while read -r position; do
   one=$("$uttt" solve "$position" --threads 2 "${common[@]}" </dev/null || true)
   local_=$("${mpi[@]}" solve "$position" --mpi --threads 1 "${common[@]}" </dev/null || true)
   robin=$("${mpi[@]}" solve "$position" --mpi --threads 1 --mpi-assignment round-robin "${common[@]}" </dev/null || true)
-  printf '%s\t%s\t%s\n' "$one" "$local_" "$robin"
+  if [ -n "$baseline" ]; then
+    base=$(mpirun --allow-run-as-root --oversubscribe -np 3 "$baseline" solve "$position" --mpi --threads 1 "${common[@]}" </dev/null || true)
+    printf '%s\t%s\t%s\t%s\n' "$one" "$local_" "$robin" "$base"
+  else
+    printf '%s\t%s\t%s\n' "$one" "$local_" "$robin"
+  fi
 done | python3 scripts/bench_mpi.py

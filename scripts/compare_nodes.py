@@ -17,7 +17,8 @@ def positions(path):
 
 def solve(binary, options, position, args):
     """(value, nodes, per-search "A:nodes" strings) of one DFPN solve in a fresh process."""
-    command = [binary, "solve", position, "--engine", "dfpn", "--table-mem", args.table_mem,
+    command = [binary, "solve", position, "--engine", args.engine, "--threads", "1",
+               "--table-mem", args.table_mem,
                "--node-limit", str(args.node_limit), "--json", "--quiet", *options.split()]
     out = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if not out.stdout.strip():
@@ -34,6 +35,8 @@ def main():
     parser.add_argument("--file", default="positions/midgame.txt")
     parser.add_argument("--node-limit", type=int, default=40_000_000)
     parser.add_argument("--table-mem", default="2G")
+    parser.add_argument("--engine", default="dfpn",
+                        help="pn-dfpn runs its root thread and one worker: nearly deterministic")
     parser.add_argument("--old-options", default="", help="more `uttt solve` options for OLD")
     parser.add_argument("--new-options", default="", help="more `uttt solve` options for NEW")
     args = parser.parse_args()
