@@ -321,11 +321,10 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize) {
         }
         drop(result_tx);
         let mut search: Option<(Position, f64)> = None;
-        let send_result = |result: JobResult| root_rank.send_with_tag(&encode(&result)[..], TAG);
         loop {
             let mut idle = true;
             while let Ok(result) = result_rx.try_recv() {
-                send_result(result);
+                root_rank.send_with_tag(&encode(&result)[..], TAG);
                 idle = false;
             }
             if let Some(probed) = root_rank.immediate_matched_probe_with_tag(TAG) {
