@@ -7,11 +7,14 @@
 //! different one. When every path is virtually solved the root waits for results. A leaf is
 //! expanded into the tree, from the children's numbers its job returns, once its cumulative
 //! work passes the split threshold, or at once when the root last found no leaf for a free
-//! worker: its children are new leaves to select, so a tree of few leaves (at the start of
-//! every search) does not leave workers idle. (Over `positions/midgame.txt` with two threads,
-//! expanding at once then took 0.93× the time, 0.86× on the solves over half a second, with
-//! the same node counts.) Nodes store no positions: the root replays moves while walking
-//! down.
+//! worker: its children are new leaves to select, so a tree of few leaves does not leave
+//! workers idle. For the same reason the root starts expanded when more than one job fits.
+//! (Over `positions/midgame.txt` with two threads, `scripts/compare-builds.sh`, two rounds:
+//! expanding a leaf at once when starved took 0.93× the time, 0.86× on the solves over half
+//! a second, with the same node counts; starting with the root expanded as well, 0.97× and
+//! 0.91× of that; both against neither, in a later run, 0.97× and 0.90×. Runs vary by about
+//! ±5 %, most on the short solves, which process start-up dominates.) Nodes store no
+//! positions: the root replays moves while walking down.
 //!
 //! Results find their leaf again by the moves of their path, never by a node id, so a subtree
 //! freed (once solved) while a job was in flight below it simply drops that job's result.
@@ -176,6 +179,24 @@ impl Tree {
             child = self.nodes[child as usize].next_sibling;
         }
         out
+    }
+
+    /// Gives the leaf `id` children: (square of the move, numbers) each.
+    fn expand(&mut self, id: u32, children: &[(u8, Numbers)]) {
+        let mut previous = NONE;
+        for &(square, numbers) in children.iter().rev() {
+            previous = self.alloc(Node {
+                first_child: NONE,
+                next_sibling: previous,
+                real: numbers,
+                virt: numbers,
+                work: 0,
+                in_flight: 0,
+                square,
+                _pad: 0,
+            });
+        }
+        self.nodes[id as usize].first_child = previous;
     }
 
     /// Frees every node below `id`.
@@ -356,7 +377,8 @@ pub fn search_on(
     workers: &mut (dyn Workers + '_),
 ) -> PnDfpnRun {
     let start = Instant::now();
-    let root_numbers = Dfpn::new(table, attacker, config.epsilon, limits).peek(root);
+    let mut root_searcher = Dfpn::new(table, attacker, config.epsilon, limits);
+    let root_numbers = root_searcher.peek(root);
     let mut run = PnDfpnRun {
         numbers: root_numbers,
         nodes: 0,
@@ -364,10 +386,27 @@ pub fn search_on(
         tree: TreeReport::default(),
     };
     if root_numbers.is_solved() {
+        run.counters = root_searcher.counters();
         return run;
     }
     let mut tree = Tree::new(root_numbers, config.tree_bytes);
     let slots = workers.slots().max(1);
+    if slots > 1 {
+        // The root's children from the table and the static rules, so that every worker has
+        // a leaf from the first job on (a one-node tree gives one job at a time).
+        let children: Vec<(u8, Numbers)> = root_searcher
+            .children(root)
+            .into_iter()
+            .map(|(mv, numbers)| (mv.square() as u8, numbers))
+            .collect();
+        if !children.is_empty() {
+            tree.expand(0, &children);
+            tree.recompute(0);
+            run.tree.expansions += 1;
+        }
+    }
+    run.counters = root_searcher.counters();
+    drop(root_searcher);
     let mut wait = Duration::ZERO;
     let mut busy_ns = 0u64;
     workers.begin(root, config.epsilon);
@@ -618,20 +657,7 @@ fn merge(
             && u64::from(node.work) >= split_threshold
             && tree.live + result.children.len() as u64 <= tree.capacity;
         if expand {
-            let mut previous = NONE;
-            for &(square, numbers) in result.children.iter().rev() {
-                previous = tree.alloc(Node {
-                    first_child: NONE,
-                    next_sibling: previous,
-                    real: numbers,
-                    virt: numbers,
-                    work: 0,
-                    in_flight: 0,
-                    square,
-                    _pad: 0,
-                });
-            }
-            tree.nodes[leaf as usize].first_child = previous;
+            tree.expand(leaf, &result.children);
             run.tree.expansions += 1;
         }
     }
@@ -654,12 +680,46 @@ fn merge(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::VecDeque;
 
     /// Line 67 of `positions/midgame.txt`: an O win that "does O win?" takes some 140,000 MID
     /// calls to prove.
     const POSITION: &str = "X;O.O...O..;X..OOO..O/X.XX...X./O...O.X.O/XO..X..O./..XXO.X../.O...X.../OOO...XO./X.O...X../.OX.....X";
 
-    fn expansions_with(threads: usize) -> u64 {
+    /// Workers that run each job when its result is asked for, one at a time: the tree then
+    /// grows the same way on every run.
+    struct InlineWorkers<'a> {
+        slots: usize,
+        root: Option<Position>,
+        table: &'a Table,
+        limits: Limits<'a>,
+        queue: VecDeque<Job>,
+    }
+
+    impl Workers for InlineWorkers<'_> {
+        fn slots(&self) -> usize {
+            self.slots
+        }
+        fn threads(&self) -> usize {
+            1
+        }
+        fn begin(&mut self, root: &Position, _epsilon: f64) {
+            self.root = Some(*root);
+        }
+        fn submit(&mut self, job: Job) {
+            self.queue.push_back(job);
+        }
+        fn receive(&mut self, _timeout: Duration) -> Option<JobResult> {
+            let job = self.queue.pop_front()?;
+            let root = self.root.expect("a search begins before its jobs");
+            Some(run_job(&root, &job, self.table, 0.25, self.limits))
+        }
+        fn abort(&mut self) {}
+    }
+
+    /// The tree expansions of 100,000 MID calls on [`POSITION`] with `slots` jobs in flight and
+    /// a split threshold never reached.
+    fn expansions_with(slots: usize) -> u64 {
         let root: Position = POSITION.parse().unwrap();
         let table = Table::new(64 << 20).unwrap();
         let stop = AtomicBool::new(false);
@@ -669,23 +729,38 @@ mod tests {
             live: None,
         };
         let config = PnDfpnConfig {
-            threads,
-            job_work: 2_000,
+            threads: slots,
+            job_work: 1_000,
             split_threshold: u64::MAX,
             tree_bytes: 1 << 20,
             epsilon: 0.25,
         };
-        let run = search(&root, Player::O, &config, &table, limits, 20_000);
+        let mut workers = InlineWorkers {
+            slots,
+            root: None,
+            table: &table,
+            limits,
+            queue: VecDeque::new(),
+        };
+        let run = search_on(
+            &root,
+            Player::O,
+            &config,
+            &table,
+            limits,
+            100_000,
+            &mut workers,
+        );
         assert!(!run.numbers.is_solved(), "the budget must end the search");
         run.tree.expansions
     }
 
     #[test]
-    fn a_starved_root_expands_a_leaf_before_the_split_threshold() {
-        // One worker never waits on the root: the tree never splits.
+    fn the_tree_grows_before_the_split_threshold_only_to_keep_workers_busy() {
+        // One job at a time never needs a second leaf: the tree stays the root alone.
         assert_eq!(expansions_with(1), 0);
-        // Two: the second finds no leaf while the first job runs on the root, so the root is
-        // expanded as soon as that job returns.
-        assert!(expansions_with(2) >= 1);
+        // Four: the root is expanded at once, and a returning leaf again whenever the root
+        // found no leaf for a free slot (here two slots never want for one).
+        assert!(expansions_with(4) >= 2);
     }
 }
