@@ -13,11 +13,7 @@ use uttt::search::{table_key, Table};
 /// Solves `root` for `attacker` as one unlimited job against `table`.
 fn solve_as_job(root: &Position, attacker: Player, table: &Table, share: Option<u64>) -> JobResult {
     let stop = AtomicBool::new(false);
-    let limits = Limits {
-        stop: &stop,
-        deadline: None,
-        live: None,
-    };
+    let limits = Limits::stop_only(&stop);
     let job = Job {
         path: Vec::new(),
         thresholds: Numbers {

@@ -317,11 +317,7 @@ fn worker_with_room(in_flight: &[usize], preferred: usize, threads_per_rank: usi
 /// sends, and sends back their results, until rank 0 says stop.
 pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize) {
     let abort = AtomicBool::new(false);
-    let limits = Limits {
-        stop: &abort,
-        deadline: None,
-        live: None,
-    };
+    let limits = Limits::stop_only(&abort);
     let (job_tx, job_rx) = crossbeam_channel::unbounded::<(Position, f64, Job)>();
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();
     let root_rank = world.process_at_rank(0);

@@ -87,11 +87,7 @@ pub fn certify(
     epsilon: f64,
     stop: &AtomicBool,
 ) -> Result<Certificate, CertifyError> {
-    let limits = Limits {
-        stop,
-        deadline: None,
-        live: None,
-    };
+    let limits = Limits::stop_only(stop);
     let claims = claims_for(verdict);
     if claims.is_empty() {
         return Err(CertifyError::Unsettled);

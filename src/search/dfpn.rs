@@ -26,6 +26,17 @@ pub struct Limits<'a> {
     pub live: Option<&'a LiveStats>,
 }
 
+impl<'a> Limits<'a> {
+    /// Only `stop`: no deadline, no live display.
+    pub fn stop_only(stop: &'a AtomicBool) -> Limits<'a> {
+        Limits {
+            stop,
+            deadline: None,
+            live: None,
+        }
+    }
+}
+
 /// Progress figures a search publishes for a live display (updated every few thousand nodes).
 #[derive(Debug, Default)]
 pub struct LiveStats {

@@ -723,11 +723,7 @@ mod tests {
         let root: Position = POSITION.parse().unwrap();
         let table = Table::new(64 << 20).unwrap();
         let stop = AtomicBool::new(false);
-        let limits = Limits {
-            stop: &stop,
-            deadline: None,
-            live: None,
-        };
+        let limits = Limits::stop_only(&stop);
         let config = PnDfpnConfig {
             threads: slots,
             job_work: 1_000,
