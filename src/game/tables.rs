@@ -147,7 +147,8 @@ pub const fn splitmix64(state: u64) -> (u64, u64) {
 pub const ZOBRIST_SEED: u64 = 0x7574_7474_2d7a_6f62; // "uttt-zob"
 
 /// Zobrist keys: one per (player, square), one for "O to move", one per target board value
-/// (0..8, any board, game over).
+/// (0..8, any board, game over), and the keys that stand for a board's contents in
+/// `Position::essential_hash` where only part of them still matters.
 pub struct ZobristKeys {
     /// `cell[player][square]`.
     pub cell: [[u64; 81]; 2],
@@ -155,37 +156,38 @@ pub struct ZobristKeys {
     pub o_to_move: u64,
     /// `target[t]` for t in 0..=10 (9 = any open board, 10 = game over).
     pub target: [u64; 11],
+    /// `won[player][board]`: the board is won by `player`, whatever its cells.
+    pub won: [[u64; 9]; 2],
+    /// `drawn[board]`: the board is full without a line, whatever its cells.
+    pub drawn: [u64; 9],
+    /// `occupied[square]`: a stone of either player in a board that nobody can win.
+    pub occupied: [u64; 81],
+}
+
+/// `N` keys drawn in turn from the splitmix64 stream at `state`, which moves past them.
+const fn draw_keys<const N: usize>(state: &mut u64) -> [u64; N] {
+    let mut keys = [0; N];
+    let mut i = 0;
+    while i < N {
+        let (key, next) = splitmix64(*state);
+        keys[i] = key;
+        *state = next;
+        i += 1;
+    }
+    keys
 }
 
 const fn build_zobrist() -> ZobristKeys {
-    let mut keys = ZobristKeys {
-        cell: [[0; 81]; 2],
-        o_to_move: 0,
-        target: [0; 11],
-    };
     let mut state = ZOBRIST_SEED;
-    let mut player = 0;
-    while player < 2 {
-        let mut square = 0;
-        while square < 81 {
-            let (key, next) = splitmix64(state);
-            keys.cell[player][square] = key;
-            state = next;
-            square += 1;
-        }
-        player += 1;
+    // Fields are drawn in the order written (the keys added last do not move earlier ones).
+    ZobristKeys {
+        cell: [draw_keys(&mut state), draw_keys(&mut state)],
+        o_to_move: draw_keys::<1>(&mut state)[0],
+        target: draw_keys(&mut state),
+        won: [draw_keys(&mut state), draw_keys(&mut state)],
+        drawn: draw_keys(&mut state),
+        occupied: draw_keys(&mut state),
     }
-    let (key, next) = splitmix64(state);
-    keys.o_to_move = key;
-    state = next;
-    let mut t = 0;
-    while t < 11 {
-        let (key, next) = splitmix64(state);
-        keys.target[t] = key;
-        state = next;
-        t += 1;
-    }
-    keys
 }
 
 /// The process-wide Zobrist keys (a compile-time constant, so no global mutable state).

@@ -682,7 +682,7 @@ mod tests {
     use super::*;
     use std::collections::VecDeque;
 
-    /// Line 67 of `positions/midgame.txt`: an O win that "does O win?" takes some 140,000 MID
+    /// Line 67 of `positions/midgame.txt`: an O win that "does O win?" takes some 100,000 MID
     /// calls to prove.
     const POSITION: &str = "X;O.O...O..;X..OOO..O/X.XX...X./O...O.X.O/XO..X..O./..XXO.X../.O...X.../OOO...XO./X.O...X../.OX.....X";
 
@@ -717,7 +717,7 @@ mod tests {
         fn abort(&mut self) {}
     }
 
-    /// The tree expansions of 100,000 MID calls on [`POSITION`] with `slots` jobs in flight and
+    /// The tree expansions of 80,000 MID calls on [`POSITION`] with `slots` jobs in flight and
     /// a split threshold never reached.
     fn expansions_with(slots: usize) -> u64 {
         let root: Position = POSITION.parse().unwrap();
@@ -744,7 +744,7 @@ mod tests {
             &config,
             &table,
             limits,
-            100_000,
+            80_000,
             &mut workers,
         );
         assert!(!run.numbers.is_solved(), "the budget must end the search");

@@ -20,7 +20,7 @@
 //!   others cannot change the node's value ([`safe_moves`]).
 
 use super::numbers::Numbers;
-use crate::game::tables::{completing_indices, has_free_line, has_line, FULL_MASK, LINES};
+use crate::game::tables::{completing_indices, has_line, FULL_MASK, LINES};
 use crate::game::{Move, MoveSet, Outcome, Player, Position};
 
 /// What the static rules say about a position, for one binary question.
@@ -257,7 +257,7 @@ pub fn win_in_two(pos: &Position, safe: MoveSet) -> Option<Move> {
 /// Whether `player` could still complete a line of won boards, ignoring whose turn it is
 /// (see [`live_lines`]).
 pub fn can_still_win(pos: &Position, player: Player) -> bool {
-    has_line(boards_still_winnable(pos, player))
+    has_line(pos.winnable_boards(player))
 }
 
 /// How many lines of the big board `player` could still complete, ignoring whose turn it is:
@@ -268,27 +268,11 @@ pub fn can_still_win(pos: &Position, player: Player) -> bool {
 /// and a local line holding an opponent stone can never become three of `player`'s stones, so
 /// a board with no such free line can never be won by `player`.
 pub fn live_lines(pos: &Position, player: Player) -> u32 {
-    let winnable = boards_still_winnable(pos, player);
+    let winnable = pos.winnable_boards(player);
     LINES
         .iter()
         .filter(|&&line| winnable & line == line)
         .count() as u32
-}
-
-/// The boards `player` has won or could still win (open, with a local line free of opponent
-/// stones).
-fn boards_still_winnable(pos: &Position, player: Player) -> u16 {
-    let opponent = player.opponent();
-    let mut winnable = pos.won_boards(player);
-    let mut open = FULL_MASK & !pos.closed_boards();
-    while open != 0 {
-        let board = open.trailing_zeros() as usize;
-        open &= open - 1;
-        if has_free_line(pos.local_cells(opponent, board)) {
-            winnable |= 1 << board;
-        }
-    }
-    winnable
 }
 
 #[cfg(test)]

@@ -49,7 +49,8 @@ pub struct OracleBoard {
     pub target: Option<usize>,
 }
 
-const LINES: [[usize; 3]; 8] = [
+/// The eight lines of a 3×3 grid, as cell indices.
+pub const LINES: [[usize; 3]; 8] = [
     [0, 1, 2],
     [3, 4, 5],
     [6, 7, 8],
