@@ -180,15 +180,55 @@ pub fn safe_moves(pos: &Position) -> MoveSet {
 
 /// The moves of `legal` that do not hand the opponent an immediate win, given the opponent's
 /// winning boards `threats` (see [`safe_moves`]).
+///
+/// Board by board, with masks: a move that neither wins, fills nor blocks inside its board
+/// (nor completes the mover's big line) leaves the opponent's winning boards as they were
+/// (`safe_moves`' proof), so it is safe exactly when it sends the opponent to an open board
+/// that is not one of them (a closed board would let the opponent play in any open board,
+/// and `threats` is not empty). Only the few moves that win, fill or block go through
+/// [`hands_over_a_win`] one by one.
 fn safe_among(pos: &Position, legal: MoveSet, threats: u16) -> MoveSet {
     if threats == 0 {
         return legal;
     }
-    MoveSet(
-        legal
-            .filter(|&mv| !hands_over_a_win(pos, mv, threats))
-            .fold(0u128, |safe, mv| safe | 1u128 << mv.square()),
-    )
+    let me = pos.side_to_move();
+    // Cells whose index names a board the opponent would win from, or may leave for one.
+    let sends_to_a_win = threats | pos.closed_boards();
+    let mut safe = 0u128;
+    let mut boards = boards_of(legal);
+    while boards != 0 {
+        let board = boards.trailing_zeros() as usize;
+        boards &= boards - 1;
+        let shift = 9 * board;
+        let cells = (legal.0 >> shift) as u16 & FULL_MASK;
+        let occupied = pos.local_occupied(board);
+        let mut special = winning_cells(pos.local_cells(me, board), occupied);
+        let empty = FULL_MASK & !occupied;
+        if empty.count_ones() == 1 {
+            special |= empty;
+        }
+        if threats & (1 << board) != 0 {
+            special |= winning_cells(pos.local_cells(me.opponent(), board), occupied);
+        }
+        let mut board_safe = cells & !special & !sends_to_a_win;
+        let mut checked = cells & special;
+        while checked != 0 {
+            let cell = checked.trailing_zeros() as usize;
+            checked &= checked - 1;
+            if !hands_over_a_win(pos, Move::new(board, cell), threats) {
+                board_safe |= 1 << cell;
+            }
+        }
+        safe |= u128::from(board_safe) << shift;
+    }
+    MoveSet(safe)
+}
+
+/// The boards (9-bit mask) that hold at least one move of `moves`.
+fn boards_of(moves: MoveSet) -> u16 {
+    (0..9)
+        .filter(|board| (moves.0 >> (9 * board)) as u16 & FULL_MASK != 0)
+        .fold(0, |boards, board| boards | 1 << board)
 }
 
 /// Whether [`safe_moves`] is non-empty, stopping at the first safe move.
