@@ -24,6 +24,7 @@ struct Parts {
 }
 
 impl Parts {
+    /// The parts of `pos`'s notation.
     fn of(pos: &Position) -> Parts {
         let text = format_position(pos);
         let parts: Vec<&str> = text.split(';').collect();
