@@ -148,7 +148,7 @@ pub const ZOBRIST_SEED: u64 = 0x7574_7474_2d7a_6f62; // "uttt-zob"
 
 /// Zobrist keys: one per (player, square), one for "O to move", one per target board value
 /// (0..8, any board, game over), and the keys that stand for a board's contents in
-/// `Position::essential_hash` where only part of them still matters.
+/// the essential hash (`Position::hash`) where only part of them still matters.
 pub struct ZobristKeys {
     /// `cell[player][square]`.
     pub cell: [[u64; 81]; 2],

@@ -57,7 +57,7 @@ pub const FILE_HEADER_BYTES: usize = 4096;
 
 const FILE_MAGIC: &[u8; 8] = b"UTTT-TT\0";
 /// Version 2: the key of "does O win?" entries changed (see `search::table_key`). Version 3:
-/// keys became essential hashes (`Position::essential_hash`).
+/// keys became essential hashes (`Position::hash`).
 const FILE_VERSION: u32 = 3;
 /// Describes the entry layout in the header, so a file of another layout is refused.
 const FILE_LAYOUT: u32 = (BUCKET_BYTES as u32) << 16 | (ENTRIES_PER_BUCKET as u32) << 8 | 16;
