@@ -329,12 +329,18 @@ impl Position {
         };
         next.side = self.side.opponent();
         // While the board keeps its kind (see `hash`), the new stone is all that changes in its
-        // key; a board that closes or loses its last chance of being won is rehashed.
-        let kind = self.board_kind(board);
-        let board_change = match (kind, next.board_kind(board)) {
-            (BoardKind::Winnable, BoardKind::Winnable) => ZOBRIST.cell[me][mv.square()],
-            (BoardKind::NobodysToWin, BoardKind::NobodysToWin) => ZOBRIST.occupied[mv.square()],
-            (_, after) => self.board_key(board, kind) ^ next.board_key(board, after),
+        // key; a board that closes or loses its last chance of being won is rehashed. A board
+        // still winnable after the move was winnable before it (stones only block lines).
+        let after = next.board_kind(board);
+        let board_change = if after == BoardKind::Winnable {
+            ZOBRIST.cell[me][mv.square()]
+        } else {
+            match self.board_kind(board) {
+                BoardKind::NobodysToWin if after == BoardKind::NobodysToWin => {
+                    ZOBRIST.occupied[mv.square()]
+                }
+                before => self.board_key(board, before) ^ next.board_key(board, after),
+            }
         };
         next.hash = self.hash
             ^ board_change
