@@ -301,12 +301,8 @@ pub fn can_still_win(pos: &Position, player: Player) -> bool {
 }
 
 /// How many lines of the big board `player` could still complete, ignoring whose turn it is:
-/// lines that consist of boards it has won and open boards in which some local line holds no
-/// opponent stone.
-///
-/// Proof that no other line can be completed: a board drawn or won by the opponent stays so,
-/// and a local line holding an opponent stone can never become three of `player`'s stones, so
-/// a board with no such free line can never be won by `player`.
+/// lines that consist of [`Position::winnable_boards`] alone (whose doc comment proves that no
+/// other board can ever become `player`'s, so no other line can be completed).
 pub fn live_lines(pos: &Position, player: Player) -> u32 {
     let winnable = pos.winnable_boards(player);
     LINES
