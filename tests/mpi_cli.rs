@@ -52,7 +52,7 @@ fn three_ranks_give_the_reference_values() {
 
 #[test]
 fn hundreds_of_jobs_over_two_worker_ranks_give_the_same_answer_as_one_process() {
-    let small_jobs = ["--job-work", "200", "--split-threshold", "100"];
+    let small_jobs = ["--job-work", "100", "--split-threshold", "100"];
     let (code, json) = solve(3, MEDIUM, &small_jobs);
     assert_eq!(code, 0);
     assert_eq!(json["result"], "X");
@@ -184,4 +184,37 @@ fn options_that_need_one_process_are_refused_with_mpi() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("cannot be used with"), "{extra}: {stderr}");
     }
+}
+
+#[test]
+fn a_worker_rank_pinned_to_fewer_cpus_than_threads_says_how_to_unbind_it() {
+    // `taskset -c 0` pins every rank to one CPU, as mpirun's default binding does for `-np 2`.
+    let pinned = |threads: &str| {
+        Command::new("mpirun")
+            .args([
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "--bind-to",
+                "none",
+            ])
+            .args(["-np", "2", "taskset", "-c", "0", env!("CARGO_BIN_EXE_uttt")])
+            .args(["solve", MEDIUM, "--mpi", "--json", "--table-mem", "32M"])
+            .args(["--threads", threads])
+            .output()
+            .expect("mpirun runs")
+    };
+    let out = pinned("2");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("rank 1 may run on 1 CPU(s) but has 2 worker threads")
+            && stderr.contains("--bind-to none"),
+        "{stderr}"
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["result"], "X");
+    // One thread on one CPU is no shortfall.
+    let out = pinned("1");
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("may run on"));
 }

@@ -23,6 +23,7 @@ fn solve_as_job(root: &Position, attacker: Player, table: &Table, share: Option<
         work_limit: u64::MAX,
         attacker,
         share_min_work: share,
+        min_work: 0,
     };
     run_job(root, &job, table, 0.25, limits)
 }

@@ -45,6 +45,17 @@ const QUEUE_DEPTH: usize = 2;
 /// looking every 200 µs that way, 1.33× against 1.34×, the mean of three runs; that with
 /// 50 µs or 100 µs, 1.39× and 1.40× against 1.38×, one run. Runs vary by about ±5 %.)
 const IDLE: Duration = Duration::from_micros(200);
+/// MID calls a job spends at its leaf at the least (unless it solves the leaf first, or its
+/// work limit is lower), past the thresholds that would end it sooner (see
+/// [`crate::search::pn_dfpn::run_job`]). Most jobs pass their thresholds within a few hundred
+/// MID calls, a fraction of a millisecond, while a round trip through rank 0 takes about a
+/// millisecond: without a minimum the worker ranks were busy 10–30 % of the time on short
+/// solves. Measured as `scripts/bench-mpi.sh` measures (geometric mean over the 30 positions all
+/// settle, time and nodes against one process with 2 threads, one run per row group):
+/// no minimum 2.33× / 1.31×, 2,000 1.84× / 1.54×, **5,000 1.50× / 1.35×**, 20,000 (every job
+/// its whole work limit) 1.76× / 1.74×; in a second run 5,000 1.54× / 1.40×, and with one
+/// job per thread instead of [`QUEUE_DEPTH`] 2,000 2.07×, 5,000 1.73×, 10,000 1.66× the time.
+const MIN_JOB_WORK: u64 = 5_000;
 /// Subtrees a worker rank solved with at least this many MID calls are passed on to every
 /// other rank, whose tables would otherwise have to solve them again. (Lower thresholds save
 /// nodes but cost more in messages: 16 took 1.49× the time of one process and 1.25× the
@@ -257,6 +268,7 @@ impl Workers for MpiWorkers<'_> {
         let worker = self.choose(&job);
         self.in_flight[worker] += 1;
         job.share_min_work = Some(SHARE_MIN_WORK);
+        job.min_work = MIN_JOB_WORK;
         self.send(worker, &ToWorker::Job(job));
     }
 
@@ -311,6 +323,22 @@ fn worker_with_room(in_flight: &[usize], preferred: usize, threads_per_rank: usi
             .min_by_key(|&worker| in_flight[worker])
             .expect("at least one worker rank")
     }
+}
+
+/// What a worker rank says when it may run on fewer CPUs than it has worker threads, or
+/// `None` when it has enough. `mpirun` binds each rank to one core by default when it starts
+/// no more ranks than the machine has cores (`-np 2` on any machine), and a rank's worker
+/// threads then share that core: on the 2-core development machine, a worker rank of two
+/// threads so bound solved at about half the speed of the same rank unbound.
+pub fn cpu_shortfall_warning(rank: usize, threads: usize, cpus: usize) -> Option<String> {
+    (cpus < threads).then(|| {
+        format!(
+            "uttt: rank {rank} may run on {cpus} CPU(s) but has {threads} worker threads, \
+             which then share them (mpirun binds each rank to a core by default when it starts \
+             no more ranks than there are cores): start mpirun with --bind-to none, or give \
+             each rank {threads} cores (--map-by slot:PE={threads})"
+        )
+    })
 }
 
 /// A worker rank's side: runs `threads` DFPN threads against `table` on the jobs rank 0
@@ -379,6 +407,15 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rank_with_fewer_cpus_than_threads_is_told_how_to_unbind_it() {
+        assert_eq!(cpu_shortfall_warning(1, 2, 2), None);
+        assert_eq!(cpu_shortfall_warning(1, 1, 1), None);
+        let warning = cpu_shortfall_warning(3, 2, 1).expect("1 CPU for 2 threads");
+        assert!(warning.contains("rank 3 may run on 1 CPU(s) but has 2 worker threads"));
+        assert!(warning.contains("--bind-to none"));
+    }
 
     #[test]
     fn a_job_goes_to_its_preferred_worker_until_that_queue_is_full() {

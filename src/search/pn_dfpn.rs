@@ -63,6 +63,11 @@ pub struct Job {
     /// [`JobResult::solved`]), for workers that do not share one table.
     #[serde(default)]
     pub share_min_work: Option<u64>,
+    /// Keep searching the leaf past its thresholds until this many MID calls are spent (or
+    /// it is solved): for workers far away, whose round trip would otherwise cost more than
+    /// a short job's work (see [`run_job`]).
+    #[serde(default)]
+    pub min_work: u64,
 }
 
 /// What a worker found for a job.
@@ -551,11 +556,20 @@ fn select_job(tree: &mut Tree, attacker: Player, config: &PnDfpnConfig) -> Optio
         work_limit: config.job_work,
         attacker,
         share_min_work: None,
+        min_work: 0,
     })
 }
 
 /// A worker's side: replays the path, runs DFPN with the job's limits, and reports the
 /// leaf's and its children's numbers.
+///
+/// A job with a [`Job::min_work`] that passes its thresholds sooner goes on searching its leaf
+/// with no thresholds until it has spent that much (within its work limit) or solved the
+/// leaf. Thresholds only order the search: the leaf's numbers stay true numbers of its
+/// subtree, which the root merges like any others, so no value can change. For a worker in
+/// another process this trades a little search in a leaf that may no longer be the most
+/// proving for a message round trip: on `positions/midgame.txt` most jobs pass their
+/// thresholds within a few hundred MID calls, far less work than the round trip costs.
 pub fn run_job(
     root: &Position,
     job: &Job,
@@ -571,7 +585,12 @@ pub fn run_job(
     if let Some(min_work) = job.share_min_work {
         searcher = searcher.sharing_solved(min_work);
     }
-    let numbers = searcher.search(&pos, job.thresholds, job.work_limit);
+    let mut numbers = searcher.search(&pos, job.thresholds, job.work_limit);
+    let min_work = job.min_work.min(job.work_limit);
+    if !numbers.is_solved() && !searcher.was_stopped() && searcher.nodes() < min_work {
+        // Past its thresholds but short of its minimum: on to a solution or the minimum.
+        numbers = searcher.solve(&pos, min_work - searcher.nodes());
+    }
     // Also for a solved leaf: the root thread's table may not hold the children (another
     // process searched them), and a best move is read from them.
     let children = searcher
@@ -749,6 +768,48 @@ mod tests {
         );
         assert!(!run.numbers.is_solved(), "the budget must end the search");
         run.tree.expansions
+    }
+
+    /// The work and numbers of one job at [`POSITION`] ("does O win?") whose thresholds the
+    /// leaf passes as soon as it grows, with a work limit of 20,000 MID calls.
+    fn job_at_the_root(min_work: u64) -> (u64, Numbers) {
+        let root: Position = POSITION.parse().unwrap();
+        let table = Table::new(64 << 20).unwrap();
+        let stop = AtomicBool::new(false);
+        let limits = Limits::stop_only(&stop);
+        let start = Dfpn::new(&table, Player::O, 0.25, limits).peek(&root);
+        let job = Job {
+            path: Vec::new(),
+            thresholds: Numbers {
+                phi: start.phi + 1,
+                delta: start.delta + 1,
+            },
+            work_limit: 20_000,
+            attacker: Player::O,
+            share_min_work: None,
+            min_work,
+        };
+        let result = run_job(&root, &job, &table, 0.25, limits);
+        assert!(
+            !result.numbers.is_solved(),
+            "20,000 MID calls do not solve it"
+        );
+        (result.work, result.numbers)
+    }
+
+    #[test]
+    fn a_job_with_a_minimum_of_work_searches_on_past_its_thresholds_within_its_limit() {
+        let (without, _) = job_at_the_root(0);
+        assert!(
+            without < 1_000,
+            "the thresholds end the plain job early: {without}"
+        );
+        let (with, numbers) = job_at_the_root(5_000);
+        assert!((5_000..5_100).contains(&with), "{with} MID calls");
+        assert!(numbers.phi > 0 && numbers.delta > 0);
+        // The work limit still bounds the job.
+        let (capped, _) = job_at_the_root(1_000_000);
+        assert!((20_000..20_100).contains(&capped), "{capped} MID calls");
     }
 
     #[test]

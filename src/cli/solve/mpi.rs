@@ -5,7 +5,7 @@ use super::options::{open_table, search_options};
 use super::report::{exit_code, summary_text, SolveJson};
 use crate::cli::args::{AssignmentArg, PositionArgs, SolveArgs};
 use crate::cli::{interrupt, EXIT_INTERRUPTED, EXIT_OK};
-use crate::distributed::{serve, Assignment, MpiWorkers, RankReport};
+use crate::distributed::{cpu_shortfall_warning, serve, Assignment, MpiWorkers, RankReport};
 use crate::search::{solve_on, Engine};
 use mpi::traits::*;
 use serde::Serialize;
@@ -39,6 +39,10 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     if world.rank() != 0 {
         // Ctrl-C belongs to rank 0: a worker rank keeps serving until rank 0 says stop.
         let _ = interrupt::stop_flag();
+        let cpus = std::thread::available_parallelism().map_or(threads, |n| n.get());
+        if let Some(warning) = cpu_shortfall_warning(world.rank() as usize, threads, cpus) {
+            eprintln!("{warning}");
+        }
         let table = open_table(&args.search)?;
         serve(&world, &table, threads);
         return Ok(EXIT_OK);
