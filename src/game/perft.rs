@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 /// Number of leaves at exactly `depth` plies below `pos` (a finished game has no moves, so it
 /// counts only at depth 0). The last ply is counted in bulk: at depth 2 each move's reply
-/// count comes from [`replies_after`] without building the child position.
+/// count comes from `replies_after` without building the child position.
 pub fn perft(pos: &Position, depth: u32) -> u64 {
     match depth {
         0 => 1,
