@@ -5,7 +5,8 @@ mod common;
 use common::oracle::{oracle_value, Mark, OracleBoard};
 use uttt::game::{format_position, parse_position, Player, Position, Rng};
 use uttt::search::rules::{
-    can_still_win, evaluate, immediate_win, safe_moves, win_in_two, winning_boards, Evaluation,
+    can_still_win, evaluate, immediate_win, may_win_in_two, safe_moves, win_in_two,
+    win_in_two_returns, winning_boards, Evaluation,
 };
 use uttt::search::Numbers;
 
@@ -112,6 +113,36 @@ fn win_in_two_finds_exactly_the_forcing_safe_moves() {
         }
     }
     assert!(found > 200, "only {found} wins in two met");
+}
+
+/// The mask test that spares `win_in_two` most of its moves: every move it turns away is not
+/// a win in two by the oracle, and it turns away many of the moves where one is looked for.
+#[test]
+fn moves_turned_away_by_masks_never_win_in_two() {
+    let (mut looked_at, mut turned_away, mut forcing_seen) = (0, 0, 0);
+    for pos in positions_across_plies(12_000, 95) {
+        if winning_boards(&pos, pos.side_to_move()) == 0 {
+            continue;
+        }
+        let text = format_position(&pos);
+        let board = OracleBoard::parse(&text);
+        let mover = pos.side_to_move();
+        let returns = win_in_two_returns(&pos);
+        for mv in safe_moves(&pos) {
+            let forcing = oracle_wins_in_two(&board, mv.board(), mv.cell(), mover);
+            looked_at += 1;
+            forcing_seen += usize::from(forcing);
+            if !may_win_in_two(&pos, mv, returns) {
+                turned_away += 1;
+                assert!(!forcing, "{text}: {mv} wins in two but was turned away");
+            }
+        }
+    }
+    assert!(forcing_seen > 200, "only {forcing_seen} forcing moves met");
+    assert!(
+        turned_away * 2 > looked_at,
+        "only {turned_away} of {looked_at} moves turned away"
+    );
 }
 
 #[test]

@@ -287,11 +287,65 @@ fn hands_over_a_win(pos: &Position, mv: Move, threats: u16) -> bool {
 /// is empty: every legal reply hands the side to move a move that completes its line of won
 /// boards. Whatever the opponent does, the side to move wins on its next move; a win meets
 /// its goal as attacker or as defender.
+///
+/// Only the moves that [`may_win_in_two`] lets through are played out: on
+/// `positions/midgame.txt` it turns away most of them by masks alone.
 pub fn win_in_two(pos: &Position, safe: MoveSet) -> Option<Move> {
+    let returns = win_in_two_returns(pos);
     safe.into_iter().find(|&mv| {
-        let after = pos.play(mv);
-        !after.is_over() && !has_safe_move(&after)
+        may_win_in_two(pos, mv, returns) && {
+            let after = pos.play(mv);
+            !after.is_over() && !has_safe_move(&after)
+        }
     })
+}
+
+/// The boards an opponent's reply may send the side to move to and still hand it a win at
+/// once, as far as [`may_win_in_two`] can tell before any move: the side to move's winning
+/// boards and the closed boards (which free it to play in a winning board, if it has one).
+pub fn win_in_two_returns(pos: &Position) -> u16 {
+    winning_boards(pos, pos.side_to_move()) | pos.closed_boards()
+}
+
+/// False only when the move `mv` of the side to move is certainly not a win in two (see
+/// [`win_in_two`]), judged by masks without playing it; `returns` is
+/// [`win_in_two_returns`] of `pos`.
+///
+/// Proof. Let `mv` be in cell `c` of board `B`, and suppose it does not win `B` (otherwise
+/// the side to move has a new won board, which can create winning boards anywhere: no
+/// judgement, true). The opponent then replies in a board `b'` it may play in after `mv`
+/// (board `c` if that is open, else any open board), in any empty cell `c'`, and the reply
+/// sends the side to move to board `c'`. Take a `c'` other than `b'` and `B` (those boards
+/// changed). Neither `mv` nor the reply touches board `c'`, and neither adds a won board of
+/// the side to move, so after the reply board `c'` is closed exactly when it was before `mv`,
+/// and is a winning board of the side to move exactly when it was before `mv` (a winning
+/// board needs the same won boards and the same cells). If `c'` was neither (it is not in
+/// `returns`), the side to move is then sent to an open board where no move wins the game
+/// (or the game is over without its win): it cannot win at once, so `mv` is not a win in
+/// two. Hence `mv` can only be one when every such `c'` is in `returns`.
+pub fn may_win_in_two(pos: &Position, mv: Move, returns: u16) -> bool {
+    let me = pos.side_to_move();
+    let (board, cell) = (mv.board(), mv.cell());
+    if has_line(pos.local_cells(me, board) | 1 << cell) {
+        return true;
+    }
+    let occupied_after = |b: usize| pos.local_occupied(b) | if b == board { 1 << cell } else { 0 };
+    let mut closed_after = pos.closed_boards();
+    if occupied_after(board) == FULL_MASK {
+        closed_after |= 1 << board;
+    }
+    let mut reply_boards = if closed_after & 1 << cell == 0 {
+        1 << cell
+    } else {
+        FULL_MASK & !closed_after
+    };
+    let mut sends_to = 0u16;
+    while reply_boards != 0 {
+        let reply_board = reply_boards.trailing_zeros() as usize;
+        reply_boards &= reply_boards - 1;
+        sends_to |= FULL_MASK & !occupied_after(reply_board) & !(1 << reply_board);
+    }
+    sends_to & !(1 << board) & !returns == 0
 }
 
 /// Whether `player` could still complete a line of won boards, ignoring whose turn it is
