@@ -4,20 +4,24 @@
 # thread) with locality assignment, and the same with round-robin assignment, interleaved per
 # position; 256 MiB tables, a time limit per solve (default 10s). With `--baseline PATH` (an
 # earlier build with `--features mpi`) its MPI with locality runs in the same loop, so a
-# change to the message layer is compared in one run. Prints per position the times and,
+# change to the message layer is compared in one run. With `--one-worker-rank`, also
+# `mpirun -np 2 --bind-to none` with one worker rank of 2 threads: one table, as in one
+# process, so the difference is the message layer alone. Prints per position the times and,
 # over positions all settle, the geometric-mean time and node ratios to one process.
 # Needs a build with `--features mpi` and Open MPI's mpirun.
-# Usage: scripts/bench-mpi.sh [--file FILE] [--limit TIME] [--baseline PATH]
+# Usage: scripts/bench-mpi.sh [--file FILE] [--limit TIME] [--baseline PATH] [--one-worker-rank]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 file=positions/midgame.txt
 limit=10s
 baseline=""
+one_worker_rank=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --file) file=$2; shift ;;
     --limit) limit=$2; shift ;;
     --baseline) baseline=$2; shift ;;
+    --one-worker-rank) one_worker_rank=1 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -26,14 +30,19 @@ cargo build --release --features mpi --quiet
 uttt=./target/release/uttt
 common=(--json --quiet --table-mem 256M --time-limit "$limit")
 mpi=(mpirun --allow-run-as-root --oversubscribe -np 3 "$uttt")
+columns=("1 process" "mpi locality" "mpi round-robin")
+if [ -n "$one_worker_rank" ]; then columns+=("mpi 1 rank x 2"); fi
+if [ -n "$baseline" ]; then columns+=("baseline mpi"); fi
 grep -v '^#' "$file" | awk 'NF {print $1}' | while read -r position; do
-  one=$("$uttt" solve "$position" --threads 2 "${common[@]}" </dev/null || true)
-  local_=$("${mpi[@]}" solve "$position" --mpi --threads 1 "${common[@]}" </dev/null || true)
-  robin=$("${mpi[@]}" solve "$position" --mpi --threads 1 --mpi-assignment round-robin "${common[@]}" </dev/null || true)
-  if [ -n "$baseline" ]; then
-    base=$(mpirun --allow-run-as-root --oversubscribe -np 3 "$baseline" solve "$position" --mpi --threads 1 "${common[@]}" </dev/null || true)
-    printf '%s\t%s\t%s\t%s\n' "$one" "$local_" "$robin" "$base"
-  else
-    printf '%s\t%s\t%s\n' "$one" "$local_" "$robin"
+  row=()
+  row+=("$("$uttt" solve "$position" --threads 2 "${common[@]}" </dev/null || true)")
+  row+=("$("${mpi[@]}" solve "$position" --mpi --threads 1 "${common[@]}" </dev/null || true)")
+  row+=("$("${mpi[@]}" solve "$position" --mpi --threads 1 --mpi-assignment round-robin "${common[@]}" </dev/null || true)")
+  if [ -n "$one_worker_rank" ]; then
+    row+=("$(mpirun --allow-run-as-root --bind-to none -np 2 "$uttt" solve "$position" --mpi --threads 2 "${common[@]}" </dev/null || true)")
   fi
-done | python3 scripts/bench_mpi.py
+  if [ -n "$baseline" ]; then
+    row+=("$(mpirun --allow-run-as-root --oversubscribe -np 3 "$baseline" solve "$position" --mpi --threads 1 "${common[@]}" </dev/null || true)")
+  fi
+  (IFS=$'\t'; printf '%s\n' "${row[*]}")
+done | python3 scripts/bench_mpi.py "${columns[@]}"

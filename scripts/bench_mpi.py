@@ -1,11 +1,11 @@
-"""Formats scripts/bench-mpi.sh's rows (JSON objects per line, tab-separated: one process,
-MPI with locality, MPI round-robin, and the baseline build's MPI with locality when given) as
-a table with geometric-mean time and node ratios to one process."""
+"""Formats scripts/bench-mpi.sh's rows (JSON objects per line, tab-separated, one per column
+named on the command line, one process first) as a table with geometric-mean time and node
+ratios to one process."""
 import json
 import math
 import sys
 
-names = ["1 process", "mpi locality", "mpi round-robin", "baseline mpi"]
+names = sys.argv[1:]
 time_logs, node_logs = {}, {}
 header_printed = False
 for number, line in enumerate(sys.stdin, 1):
