@@ -39,12 +39,18 @@ const TAG: i32 = 7;
 /// Jobs in flight per worker thread: a rank holds the next job while it runs one, so the
 /// message round trip does not leave its threads idle.
 const QUEUE_DEPTH: usize = 2;
-/// How long a main thread sleeps when it has nothing to do. (A worker rank waiting on its
-/// threads' results instead, looking for rank 0's messages every millisecond, took 1.58× the
-/// time of one process where sleeping took 1.37×, in one run over `positions/midgame.txt`;
-/// looking every 200 µs that way, 1.33× against 1.34×, the mean of three runs; that with
-/// 50 µs or 100 µs, 1.39× and 1.40× against 1.38×, one run. Runs vary by about ±5 %.)
+/// How long rank 0's main thread sleeps when it has nothing to do.
 const IDLE: Duration = Duration::from_micros(200);
+/// How long a worker rank's main thread waits for its threads' next result (which it then
+/// forwards at once) before it looks for rank 0's messages again. Before jobs had a minimum
+/// of work ([`MIN_JOB_WORK`]) this measured the same as sleeping [`IDLE`] (1.33× the time of
+/// one process against 1.34×, mean of three runs over `positions/midgame.txt`; every 1 ms,
+/// 1.58× against 1.37×). With the minimum, whose jobs last milliseconds, a result forwarded
+/// at once keeps the root's tree fresher: in two runs of the same loop as
+/// `scripts/bench-mpi.sh`, sleeping took 1.38× and 1.40× the time of one process (1.47× and
+/// 1.37× the nodes), waiting 300 µs 1.27× and 1.27× (1.37×, 1.26×), waiting 100 µs 1.24×
+/// (1.27×), waiting 1 ms 1.51× (1.37×). Runs vary by about ±5 %.
+const WORKER_WAIT: Duration = Duration::from_micros(100);
 /// MID calls a job spends at its leaf at the least (unless it solves the leaf first, or its
 /// work limit is lower), past the thresholds that would end it sooner (see
 /// [`crate::search::pn_dfpn::run_job`]). Most jobs pass their thresholds within a few hundred
@@ -363,11 +369,12 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize) {
             });
         }
         drop(result_tx);
+        let forward = |result: JobResult| root_rank.send_with_tag(&encode(&result)[..], TAG);
         let mut search: Option<(Position, f64)> = None;
         loop {
             let mut idle = true;
             while let Ok(result) = result_rx.try_recv() {
-                root_rank.send_with_tag(&encode(&result)[..], TAG);
+                forward(result);
                 idle = false;
             }
             if let Some(probed) = root_rank.immediate_matched_probe_with_tag(TAG) {
@@ -396,7 +403,9 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize) {
                 }
             }
             if idle {
-                std::thread::sleep(IDLE);
+                if let Ok(result) = result_rx.recv_timeout(WORKER_WAIT) {
+                    forward(result);
+                }
             }
         }
         abort.store(true, Ordering::Relaxed);
