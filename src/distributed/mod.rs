@@ -49,7 +49,8 @@ const IDLE: Duration = Duration::from_micros(200);
 /// at once keeps the root's tree fresher: in two runs of the same loop as
 /// `scripts/bench-mpi.sh`, sleeping took 1.38× and 1.40× the time of one process (1.47× and
 /// 1.37× the nodes), waiting 300 µs 1.27× and 1.27× (1.37×, 1.26×), waiting 100 µs 1.24×
-/// (1.27×), waiting 1 ms 1.51× (1.37×). Runs vary by about ±5 %.
+/// (1.27×), waiting 1 ms 1.51× (1.37×); and in a run of `scripts/bench-mpi.sh` itself, 1.47×
+/// against 1.63× for sleeping. Whole runs of one build vary by up to ±15 % here.
 const WORKER_WAIT: Duration = Duration::from_micros(100);
 /// MID calls a job spends at its leaf at the least (unless it solves the leaf first, or its
 /// work limit is lower), past the thresholds that would end it sooner (see

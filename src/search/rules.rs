@@ -93,7 +93,8 @@ pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
     if safe.is_empty() {
         return Evaluation::Solved(Numbers::DISPROVED);
     }
-    if my_winning_boards != 0 && win_in_two(pos, safe).is_some() {
+    let returns = my_winning_boards | pos.closed_boards();
+    if my_winning_boards != 0 && win_in_two_among(pos, safe, returns).is_some() {
         return Evaluation::Solved(Numbers::PROVED);
     }
     let attacker_to_move = me == attacker;
@@ -291,7 +292,12 @@ fn hands_over_a_win(pos: &Position, mv: Move, threats: u16) -> bool {
 /// Only the moves that [`may_win_in_two`] lets through are played out: on
 /// `positions/midgame.txt` it turns away most of them by masks alone.
 pub fn win_in_two(pos: &Position, safe: MoveSet) -> Option<Move> {
-    let returns = win_in_two_returns(pos);
+    win_in_two_among(pos, safe, win_in_two_returns(pos))
+}
+
+/// [`win_in_two`] given [`win_in_two_returns`] of `pos` (which [`evaluate`] builds from the
+/// winning boards it has already found).
+fn win_in_two_among(pos: &Position, safe: MoveSet, returns: u16) -> Option<Move> {
     safe.into_iter().find(|&mv| {
         may_win_in_two(pos, mv, returns) && {
             let after = pos.play(mv);
