@@ -15,21 +15,35 @@
 //! finishes one instead of idling through the message round trip.
 //!
 //! Shared knowledge: a job's result carries the subtrees it solved with at least
-//! [`SHARE_MIN_WORK`] MID calls, and rank 0 passes them on (`Learn`) to every other rank,
-//! whose table stores them: a proof is a fact wherever it was found, and without this each
-//! rank would solve the transpositions another already solved.
+//! [`SHARE_MIN_WORK`] MID calls (the [`SHARED_PER_RESULT`] of most work), and rank 0 passes
+//! them on to every other rank with that rank's next job ([`LEARNED_PER_JOB`] at a time), whose
+//! table stores them before the job runs: a proof is a fact wherever it was found, and without
+//! this each rank would solve the transpositions another already solved. They ride on jobs
+//! rather than in messages of their own so that a result costs rank 0 no sends but the next
+//! job (see [`MAX_UNSENT_LEARNED`]).
 //!
-//! No send can wait on another: rank 0 sends without blocking and takes results in while a
-//! send is under way (see [`MpiWorkers::send_bytes`]), so a worker rank blocked sending a
-//! large result always gets it through and goes back to receiving.
+//! Latency: jobs and results go as buffered sends (`MPI_Bsend`, see [`attach_send_buffer`]),
+//! which return as soon as the message is copied. A plain send of even a small message
+//! completes here only once the receiving rank next calls MPI, which on a busy machine is
+//! often a millisecond away: rank 0 spent that long on each job it sent, while no result
+//! reached the root tree. A worker rank whose threads wait for jobs polls rank 0 without
+//! sleeping for a while ([`SPIN_FOR`]): its idle thread's core is free, and a job is then
+//! taken in the moment it arrives.
+//!
+//! No send can wait on another: buffered sends never wait, and a message too large for the
+//! buffer goes without blocking from rank 0, which takes results in while it is under way
+//! (see [`MpiWorkers::send_bytes`]), so a worker rank blocked sending a large result always
+//! gets it through and goes back to receiving.
 
 use crate::game::Position;
 use crate::search::dfpn::{Limits, SolvedEntry};
 use crate::search::pn_dfpn::{run_timed_job, Job, JobResult};
 use crate::search::{Table, TableCounters, Workers};
-use mpi::topology::SimpleCommunicator;
+use mpi::environment::Universe;
+use mpi::topology::{Process, SimpleCommunicator};
 use mpi::traits::*;
 use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -68,16 +82,44 @@ const MIN_JOB_WORK: u64 = 5_000;
 /// nodes but cost more in messages: 16 took 1.49× the time of one process and 1.25× the
 /// nodes, 4 took 1.65× and 1.21×, against 1.45× and 1.29× for 64, in one run.)
 const SHARE_MIN_WORK: u64 = 64;
+/// Solved subtrees rank 0 holds at most for one worker rank until that rank's next jobs; the
+/// oldest are dropped first (they are facts the rank may find again, not work it owes). Sent
+/// in messages of their own as they came in, rank 0 spent 0.2 s of a 2.5 s solve (midgame
+/// row 28, `-np 3`) waiting for those sends to complete, 0.9 s with two jobs queued per
+/// thread: time in which no result reached the root tree and no new job went out.
+const MAX_UNSENT_LEARNED: usize = 4_096;
+/// Solved subtrees that ride on one job at most, so that a job fits in
+/// [`BUFFERED_MESSAGE_BYTES`].
+const LEARNED_PER_JOB: usize = 64;
+/// Solved subtrees one result shares at most (those of most work), so that a result fits in
+/// [`BUFFERED_MESSAGE_BYTES`].
+const SHARED_PER_RESULT: usize = 64;
+/// The largest job or result sent buffered; a larger one is sent without the buffer. A job
+/// with [`LEARNED_PER_JOB`] entries and a result with 81 children and [`SHARED_PER_RESULT`]
+/// entries fit, with every number at its largest (tested).
+const BUFFERED_MESSAGE_BYTES: usize = 16 * 1024;
+/// Bytes MPI adds to each buffered message, rounded up generously (Open MPI's
+/// `MPI_BSEND_OVERHEAD` is about a hundred).
+const BSEND_OVERHEAD_BYTES: usize = 1024;
+/// The largest send buffer a rank attaches (MPI takes its size as a C `int`); a rank that
+/// would need more sends without one.
+const MAX_SEND_BUFFER_BYTES: usize = 1 << 30;
+/// How long a worker rank's main thread polls for rank 0's messages without sleeping while a
+/// worker thread waits for a job (see the module documentation); after that it waits on its
+/// threads' results ([`WORKER_WAIT`]) between looks, as when every thread is busy, so that a
+/// rank left without jobs does not keep a core busy. With buffered sends, polling without
+/// sleeping whenever a thread waited took 1.30× the time of one process against 1.55× for
+/// waiting as when busy (14 positions of `positions/midgame.txt`, three rounds, `-np 3`).
+const SPIN_FOR: Duration = Duration::from_millis(2);
 
 /// From rank 0 to a worker rank.
 #[derive(Serialize, Deserialize)]
 enum ToWorker {
     /// A new search: the root of the coming jobs' paths, and the ε of their DFPN.
     Begin { root: Position, epsilon: f64 },
-    /// A job to run.
-    Job(Job),
-    /// Subtrees another rank solved: facts to store in this rank's table.
-    Learn(Vec<SolvedEntry>),
+    /// A job to run, and the subtrees other ranks solved since this rank's last job: facts
+    /// to store in its table first.
+    Job { job: Job, learned: Vec<SolvedEntry> },
     /// Return the running jobs at once.
     Abort,
     /// The solve is over: exit.
@@ -111,9 +153,63 @@ fn encode<T: Serialize>(message: &T) -> Vec<u8> {
     serde_json::to_vec(message).expect("protocol messages serialise")
 }
 
+/// Whether a rank's jobs or results go as buffered sends (see [`attach_send_buffer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SendBuffer {
+    attached: bool,
+}
+
+/// The send buffer a rank needs for its jobs (rank 0, one set per worker rank) or results
+/// (a worker rank), or `None` when that is more than [`MAX_SEND_BUFFER_BYTES`].
+///
+/// Why it suffices: a buffered message holds its space from its send until the sender sees it
+/// delivered, in one of its later MPI calls. Rank 0 sends a worker rank a job only while fewer
+/// than `threads` × [`QUEUE_DEPTH`] of its jobs are in flight, and a job stays in flight until
+/// its result is taken in, which the rank sends only after receiving the job; a worker rank
+/// has no more results out than jobs in flight. So at most `threads` × [`QUEUE_DEPTH`]
+/// messages per destination are undelivered, and the buffer holds twice that many (each of at
+/// most [`BUFFERED_MESSAGE_BYTES`] and [`BSEND_OVERHEAD_BYTES`]), for messages delivered but
+/// not yet seen to be.
+pub fn send_buffer_bytes(rank: usize, ranks: usize, threads: usize) -> Option<usize> {
+    let destinations = if rank == 0 {
+        ranks.saturating_sub(1)
+    } else {
+        1
+    };
+    let messages = destinations * 2 * threads.max(1) * QUEUE_DEPTH;
+    let bytes = messages.checked_mul(BUFFERED_MESSAGE_BYTES + BSEND_OVERHEAD_BYTES)?;
+    (bytes <= MAX_SEND_BUFFER_BYTES).then_some(bytes)
+}
+
+/// Attaches this rank's send buffer (see [`send_buffer_bytes`]); without one (too many ranks
+/// and threads) jobs and results go as plain sends.
+pub fn attach_send_buffer(universe: &mut Universe, threads: usize) -> SendBuffer {
+    let world = universe.world();
+    let bytes = send_buffer_bytes(world.rank() as usize, world.size() as usize, threads);
+    if let Some(bytes) = bytes {
+        universe.set_buffer_size(bytes);
+    }
+    SendBuffer {
+        attached: bytes.is_some(),
+    }
+}
+
+impl SendBuffer {
+    /// Sends `bytes` buffered when they fit the buffer's slots ([`BUFFERED_MESSAGE_BYTES`]),
+    /// returning true; false when the caller must send them otherwise.
+    fn try_send(self, destination: &Process, bytes: &[u8]) -> bool {
+        let fits = self.attached && bytes.len() <= BUFFERED_MESSAGE_BYTES;
+        if fits {
+            destination.buffered_send_with_tag(bytes, TAG);
+        }
+        fits
+    }
+}
+
 /// Rank 0's side: [`Workers`] whose jobs run on the other ranks.
 pub struct MpiWorkers<'a> {
     world: &'a SimpleCommunicator,
+    send_buffer: SendBuffer,
     threads_per_rank: usize,
     assignment: Assignment,
     in_flight: Vec<usize>,
@@ -124,20 +220,25 @@ pub struct MpiWorkers<'a> {
     owners: HashMap<Vec<u8>, usize>,
     /// Results taken in while a send was under way, with their worker (rank − 1).
     pending: VecDeque<(usize, JobResult)>,
+    /// Per worker (rank − 1), the subtrees other ranks solved that go with its next jobs.
+    unsent_learned: Vec<VecDeque<SolvedEntry>>,
     started: Instant,
     stopped: bool,
 }
 
 impl<'a> MpiWorkers<'a> {
-    /// The workers of every rank but this one (rank 0), `threads_per_rank` each.
+    /// The workers of every rank but this one (rank 0), `threads_per_rank` each; jobs go
+    /// through `send_buffer` (see [`attach_send_buffer`]).
     pub fn new(
         world: &'a SimpleCommunicator,
         threads_per_rank: usize,
         assignment: Assignment,
+        send_buffer: SendBuffer,
     ) -> MpiWorkers<'a> {
         let ranks = world.size() as usize - 1;
         MpiWorkers {
             world,
+            send_buffer,
             threads_per_rank: threads_per_rank.max(1),
             assignment,
             in_flight: vec![0; ranks],
@@ -151,13 +252,20 @@ impl<'a> MpiWorkers<'a> {
             next_turn: 0,
             owners: HashMap::new(),
             pending: VecDeque::new(),
+            unsent_learned: vec![VecDeque::new(); ranks],
             started: Instant::now(),
             stopped: false,
         }
     }
 
-    fn send(&mut self, worker: usize, message: &ToWorker) {
-        self.send_bytes(worker, &encode(message));
+    /// Sends a job message: buffered when it fits (returning at once), else as
+    /// [`MpiWorkers::send_bytes`] does.
+    fn send_job(&mut self, worker: usize, message: &ToWorker) {
+        let bytes = encode(message);
+        let destination = self.world.process_at_rank(worker as i32 + 1);
+        if !self.send_buffer.try_send(&destination, &bytes) {
+            self.send_bytes(worker, &bytes);
+        }
     }
 
     fn broadcast(&mut self, message: &ToWorker) {
@@ -276,7 +384,9 @@ impl Workers for MpiWorkers<'_> {
         self.in_flight[worker] += 1;
         job.share_min_work = Some(SHARE_MIN_WORK);
         job.min_work = MIN_JOB_WORK;
-        self.send(worker, &ToWorker::Job(job));
+        let unsent = &mut self.unsent_learned[worker];
+        let learned = unsent.drain(..unsent.len().min(LEARNED_PER_JOB)).collect();
+        self.send_job(worker, &ToWorker::Job { job, learned });
     }
 
     fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
@@ -287,10 +397,11 @@ impl Workers for MpiWorkers<'_> {
             }
             if let Some((worker, mut result)) = self.pending.pop_front() {
                 let solved = std::mem::take(&mut result.solved);
-                if !solved.is_empty() {
-                    let learn = encode(&ToWorker::Learn(solved));
-                    for other in (0..self.in_flight.len()).filter(|&r| r != worker) {
-                        self.send_bytes(other, &learn);
+                for (other, unsent) in self.unsent_learned.iter_mut().enumerate() {
+                    if other != worker {
+                        unsent.extend(solved.iter().copied());
+                        let excess = unsent.len().saturating_sub(MAX_UNSENT_LEARNED);
+                        unsent.drain(..excess);
                     }
                 }
                 self.in_flight[worker] -= 1;
@@ -349,15 +460,17 @@ pub fn cpu_shortfall_warning(rank: usize, threads: usize, cpus: usize) -> Option
 }
 
 /// A worker rank's side: runs `threads` DFPN threads against `table` on the jobs rank 0
-/// sends, and sends back their results, until rank 0 says stop.
-pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize) {
+/// sends, and sends back their results (through `send_buffer`, see [`attach_send_buffer`]),
+/// until rank 0 says stop.
+pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buffer: SendBuffer) {
+    let threads = threads.max(1);
     let abort = AtomicBool::new(false);
     let limits = Limits::stop_only(&abort);
     let (job_tx, job_rx) = crossbeam_channel::unbounded::<(Position, f64, Job)>();
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();
     let root_rank = world.process_at_rank(0);
     std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
+        for _ in 0..threads {
             let job_rx = job_rx.clone();
             let result_tx = result_tx.clone();
             scope.spawn(move || {
@@ -370,43 +483,49 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize) {
             });
         }
         drop(result_tx);
-        let forward = |result: JobResult| root_rank.send_with_tag(&encode(&result)[..], TAG);
+        let forward = |result: JobResult| {
+            let bytes = encode(&share_most_work(result));
+            if !send_buffer.try_send(&root_rank, &bytes) {
+                root_rank.send_with_tag(&bytes[..], TAG);
+            }
+        };
         let mut search: Option<(Position, f64)> = None;
+        // Jobs received and not yet answered.
+        let mut held = 0usize;
+        let mut last_message = Instant::now();
         loop {
-            let mut idle = true;
             while let Ok(result) = result_rx.try_recv() {
                 forward(result);
-                idle = false;
+                held -= 1;
             }
             if let Some(probed) = root_rank.immediate_matched_probe_with_tag(TAG) {
-                idle = false;
+                last_message = Instant::now();
                 let (bytes, _) = probed.matched_receive_vec::<u8>();
                 match serde_json::from_slice(&bytes).expect("rank 0 sends protocol messages") {
                     ToWorker::Begin { root, epsilon } => {
                         search = Some((root, epsilon));
                         abort.store(false, Ordering::Relaxed);
                     }
-                    ToWorker::Job(job) => {
+                    ToWorker::Job { job, learned } => {
+                        let mut counters = TableCounters::default();
+                        for entry in &learned {
+                            entry.store(table, &mut counters);
+                        }
+                        table.report_remaining_fills(&counters);
                         let (root, epsilon) = search.expect("a search begins before its jobs");
                         job_tx
                             .send((root, epsilon, job))
                             .expect("worker threads run until stop");
-                    }
-                    ToWorker::Learn(entries) => {
-                        let mut counters = TableCounters::default();
-                        for entry in &entries {
-                            entry.store(table, &mut counters);
-                        }
-                        table.report_remaining_fills(&counters);
+                        held += 1;
                     }
                     ToWorker::Abort => abort.store(true, Ordering::Relaxed),
                     ToWorker::Stop => break,
                 }
-            }
-            if idle {
-                if let Ok(result) = result_rx.recv_timeout(WORKER_WAIT) {
-                    forward(result);
-                }
+            } else if held < threads && last_message.elapsed() < SPIN_FOR {
+                std::hint::spin_loop();
+            } else if let Ok(result) = result_rx.recv_timeout(WORKER_WAIT) {
+                forward(result);
+                held -= 1;
             }
         }
         abort.store(true, Ordering::Relaxed);
@@ -414,9 +533,23 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize) {
     });
 }
 
+/// `result` with only the [`SHARED_PER_RESULT`] solved subtrees of most work, so that it fits
+/// in [`BUFFERED_MESSAGE_BYTES`]; the others are left for the ranks to find again.
+fn share_most_work(mut result: JobResult) -> JobResult {
+    if result.solved.len() > SHARED_PER_RESULT {
+        result
+            .solved
+            .sort_unstable_by_key(|entry| Reverse(entry.work));
+        result.solved.truncate(SHARED_PER_RESULT);
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Player;
+    use crate::search::Numbers;
 
     #[test]
     fn a_rank_with_fewer_cpus_than_threads_is_told_how_to_unbind_it() {
@@ -438,5 +571,78 @@ mod tests {
         // Two threads per rank hold twice the jobs.
         assert_eq!(worker_with_room(&[0, full], 1, 2), 1);
         assert_eq!(worker_with_room(&[0, 2 * full], 1, 2), 0);
+    }
+
+    /// A solved entry with every number at its largest, so the longest in JSON.
+    fn longest_entry(work: u64) -> SolvedEntry {
+        SolvedEntry {
+            key: u64::MAX,
+            numbers: Numbers {
+                phi: u32::MAX,
+                delta: u32::MAX,
+            },
+            work,
+        }
+    }
+
+    #[test]
+    fn the_largest_job_and_result_fit_a_buffered_slot() {
+        let most = Numbers {
+            phi: u32::MAX,
+            delta: u32::MAX,
+        };
+        let job = Job {
+            path: vec![80; 81],
+            thresholds: most,
+            work_limit: u64::MAX,
+            attacker: Player::O,
+            share_min_work: Some(u64::MAX),
+            min_work: u64::MAX,
+        };
+        let learned = vec![longest_entry(u64::MAX); LEARNED_PER_JOB];
+        let job_bytes = encode(&ToWorker::Job { job, learned }).len();
+        assert!(
+            job_bytes <= BUFFERED_MESSAGE_BYTES,
+            "a job of {job_bytes} bytes"
+        );
+        let result = JobResult {
+            path: vec![80; 81],
+            numbers: most,
+            work: u64::MAX,
+            work_limit: u64::MAX,
+            children: vec![(80, most); 81],
+            busy_ns: u64::MAX,
+            counters: TableCounters {
+                lookups: u64::MAX,
+                hits: u64::MAX,
+                stores: u64::MAX,
+                replacements: u64::MAX,
+                fills: u64::MAX,
+            },
+            solved: (0..3 * SHARED_PER_RESULT as u64)
+                .map(|work| longest_entry(u64::MAX - work))
+                .collect(),
+        };
+        // More subtrees than a result shares: the ones of most work are kept.
+        let shared = share_most_work(result);
+        assert_eq!(shared.solved.len(), SHARED_PER_RESULT);
+        let least_kept = u64::MAX - (SHARED_PER_RESULT as u64 - 1);
+        assert!(shared.solved.iter().all(|entry| entry.work >= least_kept));
+        let result_bytes = encode(&shared).len();
+        assert!(
+            result_bytes <= BUFFERED_MESSAGE_BYTES,
+            "a result of {result_bytes} bytes"
+        );
+    }
+
+    #[test]
+    fn the_send_buffer_holds_twice_the_jobs_in_flight_per_destination() {
+        let slot = BUFFERED_MESSAGE_BYTES + BSEND_OVERHEAD_BYTES;
+        // Rank 0 of `-np 3 --threads 1`: two worker ranks, QUEUE_DEPTH jobs each.
+        assert_eq!(send_buffer_bytes(0, 3, 1), Some(2 * 2 * QUEUE_DEPTH * slot));
+        // A worker rank sends to rank 0 alone.
+        assert_eq!(send_buffer_bytes(2, 3, 4), Some(2 * 4 * QUEUE_DEPTH * slot));
+        // Beyond what MPI can attach, no buffer.
+        assert_eq!(send_buffer_bytes(0, 100_000, 64), None);
     }
 }

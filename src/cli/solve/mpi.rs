@@ -5,7 +5,9 @@ use super::options::{open_table, search_options};
 use super::report::{exit_code, summary_text, SolveJson};
 use crate::cli::args::{AssignmentArg, PositionArgs, SolveArgs};
 use crate::cli::{interrupt, EXIT_INTERRUPTED, EXIT_OK};
-use crate::distributed::{cpu_shortfall_warning, serve, Assignment, MpiWorkers, RankReport};
+use crate::distributed::{
+    attach_send_buffer, cpu_shortfall_warning, serve, Assignment, MpiWorkers, RankReport,
+};
 use crate::search::{solve_on, Engine};
 use mpi::traits::*;
 use serde::Serialize;
@@ -22,7 +24,7 @@ struct MpiJson<'a> {
 
 /// Runs this process's part of an MPI solve; returns its exit code.
 pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
-    let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
+    let (mut universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
         .ok_or_else(|| anyhow::anyhow!("MPI was initialised already"))?;
     let world = universe.world();
     if world.size() < 2 {
@@ -36,6 +38,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
         anyhow::bail!("--mpi runs the pn-dfpn engine only");
     }
     let threads = options.threads;
+    let send_buffer = attach_send_buffer(&mut universe, threads);
     if world.rank() != 0 {
         // Ctrl-C belongs to rank 0: a worker rank keeps serving until rank 0 says stop.
         let _ = interrupt::stop_flag();
@@ -44,7 +47,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
             eprintln!("{warning}");
         }
         let table = open_table(&args.search)?;
-        serve(&world, &table, threads);
+        serve(&world, &table, threads, send_buffer);
         return Ok(EXIT_OK);
     }
     let assignment = match args.mpi_assignment {
@@ -52,7 +55,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
         AssignmentArg::RoundRobin => Assignment::RoundRobin,
     };
     // Created first, so that the worker ranks are told to stop on every path out of here.
-    let mut workers = MpiWorkers::new(&world, threads, assignment);
+    let mut workers = MpiWorkers::new(&world, threads, assignment, send_buffer);
     let position = PositionArgs {
         position: args.position.clone().unwrap_or_default(),
         moves: args.moves.clone(),
