@@ -6,20 +6,26 @@
 # earlier build with `--features mpi`) its MPI with locality runs in the same loop, so a
 # change to the message layer is compared in one run. With `--one-worker-rank`, also
 # `mpirun -np 2 --bind-to none` with one worker rank of 2 threads: one table, as in one
-# process, so the difference is the message layer alone. Prints per position the times and,
-# over positions all settle, the geometric-mean time and node ratios to one process.
+# process, so the difference is the message layer alone. With `--rounds N` the whole loop
+# runs N times and each position's times and nodes are summed over the rounds (runs of one
+# build vary by a third on some positions). Prints per position and round the times and,
+# over positions all settle in every round, the geometric-mean time and node ratios to one
+# process.
 # Needs a build with `--features mpi` and Open MPI's mpirun.
-# Usage: scripts/bench-mpi.sh [--file FILE] [--limit TIME] [--baseline PATH] [--one-worker-rank]
+# Usage: scripts/bench-mpi.sh [--file FILE] [--limit TIME] [--rounds N] [--baseline PATH]
+#   [--one-worker-rank]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 file=positions/midgame.txt
 limit=10s
+rounds=1
 baseline=""
 one_worker_rank=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --file) file=$2; shift ;;
     --limit) limit=$2; shift ;;
+    --rounds) rounds=$2; shift ;;
     --baseline) baseline=$2; shift ;;
     --one-worker-rank) one_worker_rank=1 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -33,8 +39,9 @@ mpi=(mpirun --allow-run-as-root --oversubscribe -np 3 "$uttt")
 columns=("1 process" "mpi locality" "mpi round-robin")
 if [ -n "$one_worker_rank" ]; then columns+=("mpi 1 rank x 2"); fi
 if [ -n "$baseline" ]; then columns+=("baseline mpi"); fi
-grep -v '^#' "$file" | awk 'NF {print $1}' | while read -r position; do
-  row=()
+for _ in $(seq "$rounds"); do grep -v '^#' "$file" | awk 'NF {print $1}' | cat -n; done |
+while read -r number position; do
+  row=("$number")
   row+=("$("$uttt" solve "$position" --threads 2 "${common[@]}" </dev/null || true)")
   row+=("$("${mpi[@]}" solve "$position" --mpi --threads 1 "${common[@]}" </dev/null || true)")
   row+=("$("${mpi[@]}" solve "$position" --mpi --threads 1 --mpi-assignment round-robin "${common[@]}" </dev/null || true)")

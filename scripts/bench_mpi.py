@@ -1,15 +1,19 @@
-"""Formats scripts/bench-mpi.sh's rows (JSON objects per line, tab-separated, one per column
-named on the command line, one process first) as a table with geometric-mean time and node
-ratios to one process."""
+"""Formats scripts/bench-mpi.sh's rows (the position's number, then JSON objects, one per
+column named on the command line, one process first; tab-separated) as a table with
+geometric-mean time and node ratios to one process. A position met again (another round)
+adds its times and nodes to the earlier rounds'."""
 import json
 import math
 import sys
 
 names = sys.argv[1:]
-time_logs, node_logs = {}, {}
+# Per position number: summed times and nodes per column, and whether every run settled.
+totals = {}
 header_printed = False
-for number, line in enumerate(sys.stdin, 1):
-    runs = [json.loads(part) for part in line.rstrip("\n").split("\t")]
+for line in sys.stdin:
+    number, *parts = line.rstrip("\n").split("\t")
+    number = int(number)
+    runs = [json.loads(part) for part in parts]
     columns = names[:len(runs)]
     if not header_printed:
         print("%4s  %-10s" % ("#", "result") + "".join(f"{n:>17}" for n in columns))
@@ -19,11 +23,20 @@ for number, line in enumerate(sys.stdin, 1):
     if len(set(r for r in results if r != "unknown")) > 1:
         print(f"DISAGREEMENT on position {number}: {results}")
     print("%4d  %-10s" % (number, results[0]) + "".join(f"{t:>14} ms" for t in times))
-    if "unknown" not in results:
-        for name, run in zip(columns[1:], runs[1:]):
+    total = totals.setdefault(number, {"settled": True, "time": [0] * len(runs),
+                                       "nodes": [0] * len(runs)})
+    total["settled"] &= "unknown" not in results
+    for column, run in enumerate(runs):
+        total["time"][column] += max(run["time_ms"], 1)
+        total["nodes"][column] += run["nodes"]
+time_logs, node_logs = {}, {}
+for total in totals.values():
+    if total["settled"]:
+        for column, name in enumerate(names[1:len(total["time"])], 1):
             time_logs.setdefault(name, []).append(
-                math.log(max(run["time_ms"], 1) / max(times[0], 1)))
-            node_logs.setdefault(name, []).append(math.log(run["nodes"] / runs[0]["nodes"]))
+                math.log(total["time"][column] / total["time"][0]))
+            node_logs.setdefault(name, []).append(
+                math.log(total["nodes"][column] / total["nodes"][0]))
 for name, values in time_logs.items():
     time_ratio = math.exp(sum(values) / len(values))
     node_ratio = math.exp(sum(node_logs[name]) / len(values))
