@@ -36,6 +36,10 @@
 //! (see [`MpiWorkers::send_bytes`]), so a worker rank blocked sending a large result always
 //! gets it through and goes back to receiving.
 
+// The module's documentation explains its private constants to whoever maintains it (read it
+// with `cargo doc --features mpi --document-private-items`), so it links to them.
+#![allow(rustdoc::private_intra_doc_links)]
+
 use crate::game::Position;
 use crate::search::dfpn::{Limits, SolvedEntry};
 use crate::search::pn_dfpn::{run_timed_job, Job, JobResult};
@@ -52,9 +56,22 @@ use std::time::{Duration, Instant};
 /// The MPI tag of every message of the protocol.
 const TAG: i32 = 7;
 /// Jobs in flight per worker thread: a rank holds the next job while it runs one, so the
-/// message round trip does not leave its threads idle.
+/// message round trip does not leave its threads idle. Every job in flight steers the next
+/// selection away from its leaf, so more jobs ahead cost nodes: with three per thread and
+/// 2,000 MID calls of [`MIN_JOB_WORK`], `-np 3` took 1.57× the time and 1.60× the nodes of
+/// one process, with four and 1,000 1.87× and 1.84×, against 1.41× and 1.35× for two and
+/// 5,000 (14 positions of `positions/midgame.txt`, three rounds, same run). This and the
+/// minimum are most of MPI's extra nodes: one process whose root keeps two jobs per thread
+/// with the minimum needs 1.25× the nodes of one with its usual one job per thread and no
+/// minimum (two rounds; one job per thread with the minimum 1.08×, two without it 1.08×).
 const QUEUE_DEPTH: usize = 2;
-/// How long rank 0's main thread sleeps when it has nothing to do.
+/// How long rank 0's main thread sleeps when it has nothing to do. Waking it sooner, or
+/// asking the kernel for short scheduler slices (`sched_setattr`) for the threads that pass
+/// messages, so that a woken one takes a core from a search thread at once, measured within
+/// the noise of whole runs (14 positions, three rounds, time against one process, each run
+/// with this setting alongside): 100 µs slices 1.36× and 1.31× against 1.43× and 1.47× in
+/// two runs, but with a 50 µs sleep 1.27× in one run and 1.48× against 1.39× in the next;
+/// a 50 µs sleep alone 1.44× against 1.39×. Not worth unsafe code and a dependency.
 const IDLE: Duration = Duration::from_micros(200);
 /// How long a worker rank's main thread waits for its threads' next result (which it then
 /// forwards at once) before it looks for rank 0's messages again. Before jobs had a minimum
@@ -77,6 +94,19 @@ const WORKER_WAIT: Duration = Duration::from_micros(100);
 /// no minimum 2.33× / 1.31×, 2,000 1.84× / 1.54×, **5,000 1.50× / 1.35×**, 20,000 (every job
 /// its whole work limit) 1.76× / 1.74×; in a second run 5,000 1.54× / 1.40×, and with one
 /// job per thread instead of [`QUEUE_DEPTH`] 2,000 2.07×, 5,000 1.73×, 10,000 1.66× the time.
+///
+/// The minimum buys the threads' time through the round trip, not a shorter search: an MPI
+/// solve runs about as many jobs as one process, each about twice as long (midgame row 28:
+/// 745 jobs of 11,700 MID calls on average against 757 of 6,400). Tried and measured no
+/// better (14 positions, three rounds, against 1.38× the time and 1.32× the nodes of one
+/// process in the same run): searching past the thresholds only while no other job waits at
+/// the rank, 1.40× and 1.38× (the next job has rarely arrived when a job passes its
+/// thresholds); the same with a minimum of 20,000, 1.60× and 1.68×; a thread with no job
+/// waiting going on at its last leaf until one comes, with one job per thread, 1.78× and
+/// 1.81× (against 1.44× and 1.38× in that run). Longer jobs by way of
+/// the root tree measured worse too (two rounds): ε = 1.0 instead of 0.25, 2.16× and 2.06×
+/// (one process with it 1.39×); a split threshold of 160,000, 1.49× and 1.40×, against 1.46×
+/// and 1.39×.
 const MIN_JOB_WORK: u64 = 5_000;
 /// Subtrees a worker rank solved with at least this many MID calls are passed on to every
 /// other rank, whose tables would otherwise have to solve them again. (Lower thresholds save
