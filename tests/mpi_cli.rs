@@ -20,13 +20,23 @@ fn mpirun(ranks: usize) -> Command {
 
 /// Solves `position` with `ranks` ranks of one thread each; exit code and JSON.
 fn solve(ranks: usize, position: &str, extra: &[&str]) -> (i32, Value) {
+    solve_with_threads(ranks, 1, position, extra)
+}
+
+/// Solves `position` with `ranks` ranks of `threads` threads each; exit code and JSON.
+fn solve_with_threads(
+    ranks: usize,
+    threads: usize,
+    position: &str,
+    extra: &[&str],
+) -> (i32, Value) {
     let out = mpirun(ranks)
         .args([
             "solve",
             position,
             "--mpi",
             "--threads",
-            "1",
+            &threads.to_string(),
             "--json",
             "--table-mem",
             "32M",
@@ -43,8 +53,15 @@ fn solve(ranks: usize, position: &str, extra: &[&str]) -> (i32, Value) {
 #[test]
 fn three_ranks_give_the_reference_values() {
     let rows = common::data_rows("late-positions.tsv");
+    let small_jobs = ["--job-work", "50", "--split-threshold", "30"];
     for row in rows.iter().take(16) {
-        let (code, json) = solve(3, &row[0], &["--job-work", "50", "--split-threshold", "30"]);
+        let (code, json) = solve(3, &row[0], &small_jobs);
+        assert_eq!(code, 0, "{json}");
+        assert_eq!(json["result"], row[1].as_str(), "{}", row[0]);
+    }
+    // Worker ranks of two threads.
+    for row in rows.iter().skip(16).take(8) {
+        let (code, json) = solve_with_threads(3, 2, &row[0], &small_jobs);
         assert_eq!(code, 0, "{json}");
         assert_eq!(json["result"], row[1].as_str(), "{}", row[0]);
     }
@@ -80,6 +97,15 @@ fn hundreds_of_jobs_over_two_worker_ranks_give_the_same_answer_as_one_process() 
             "{ranks} {extra:?}"
         );
     }
+    // Worker ranks of two threads: each rank's main thread searches too, between and within
+    // its jobs passing the messages of the rank's other thread.
+    let (code, json) = solve_with_threads(3, 2, MEDIUM, &small_jobs);
+    assert_eq!((code, json["result"].as_str()), (0, Some("X")), "{json}");
+    let ranks = json["ranks"].as_array().unwrap();
+    assert!(
+        ranks.iter().all(|r| r["jobs"].as_u64().unwrap() > 0),
+        "{ranks:?}"
+    );
     let (_, single, _) = common::run_uttt(&["solve", MEDIUM, "--json", "--table-mem", "32M"]);
     assert!(single.contains("\"result\":\"X\""), "{single}");
 }

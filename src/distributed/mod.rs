@@ -5,8 +5,9 @@
 //! Rank 0 sends each rank a `Begin` (root and ε) before a search's first job, then jobs, and
 //! `Abort` when a limit ends the search early (the jobs return at once, and rank 0 takes their
 //! results in before the next search); `Stop` when the solve is over. A worker rank answers
-//! every job with its result. Each rank's main thread alone calls MPI; its worker threads talk
-//! to it over channels.
+//! every job with its result. Each rank's main thread alone calls MPI; on a worker rank it is
+//! also one of the `--threads` search threads (see [`serve`]), and the others talk to it over
+//! channels.
 //!
 //! Locality: a job goes back to the rank that ran the last job at its leaf, or else at the
 //! leaf's nearest ancestor that had one, since that rank's table holds the subtree; when that
@@ -27,9 +28,14 @@
 //! completes here (Open MPI 4.1, shared memory) only once the receiving rank next calls MPI,
 //! which on a busy machine is often a millisecond away: rank 0 waited 0.56 ms on average for
 //! each job it sent (midgame row 28, `-np 3`), during which no result reached the root tree,
-//! and a worker rank 0.9 ms for each result, during which it took in no job. A worker rank whose threads wait for jobs polls rank 0 without
-//! sleeping for a while ([`SPIN_FOR`]): its idle thread's core is free, and a job is then
-//! taken in the moment it arrives.
+//! and a worker rank 0.9 ms for each result, during which it took in no job. A worker rank
+//! whose threads wait for jobs polls rank 0 without sleeping for a while ([`SPIN_FOR`]): its
+//! idle thread's core is free, and a job is then taken in the moment it arrives. A worker
+//! rank's main thread searches too, and passes messages from within its searches every
+//! [`POLL_INTERVAL`] MID calls: a thread of its own for them had to be woken for each
+//! message, which on a machine whose cores all search took 0.3–0.6 ms on average (the wait
+//! for a search thread's time slice to end), and its wake-ups every [`WORKER_WAIT`] took
+//! cores from the searches.
 //!
 //! No send can wait on another: buffered sends never wait, and a message too large for the
 //! buffer goes without blocking from rank 0, which takes results in while it is under way
@@ -41,7 +47,7 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 use crate::game::Position;
-use crate::search::dfpn::{Limits, SolvedEntry};
+use crate::search::dfpn::{Limits, Poll, SolvedEntry};
 use crate::search::pn_dfpn::{run_timed_job, Job, JobResult};
 use crate::search::{Table, TableCounters, Workers};
 use mpi::environment::Universe;
@@ -64,6 +70,8 @@ const TAG: i32 = 7;
 /// minimum are most of MPI's extra nodes: one process whose root keeps two jobs per thread
 /// with the minimum needs 1.25× the nodes of one with its usual one job per thread and no
 /// minimum (two rounds; one job per thread with the minimum 1.08×, two without it 1.08×).
+/// With a worker rank's main thread searching too (and so a shorter round trip), one job per
+/// thread still took 1.37× the time against 1.22× for two (14 positions, three rounds).
 const QUEUE_DEPTH: usize = 2;
 /// How long rank 0's main thread sleeps when it has nothing to do. Waking it sooner, or
 /// asking the kernel for short scheduler slices (`sched_setattr`) for the threads that pass
@@ -106,7 +114,8 @@ const WORKER_WAIT: Duration = Duration::from_micros(100);
 /// 1.81× (against 1.44× and 1.38× in that run). Longer jobs by way of
 /// the root tree measured worse too (two rounds): ε = 1.0 instead of 0.25, 2.16× and 2.06×
 /// (one process with it 1.39×); a split threshold of 160,000, 1.49× and 1.40×, against 1.46×
-/// and 1.39×.
+/// and 1.39×. With a worker rank's main thread searching too, a minimum of 2,000 took 1.33×
+/// the time and 1.48× the nodes against 1.22× and 1.30× for 5,000 (same run).
 const MIN_JOB_WORK: u64 = 5_000;
 /// Subtrees a worker rank solved with at least this many MID calls are passed on to every
 /// other rank, whose tables would otherwise have to solve them again. (Lower thresholds save
@@ -142,6 +151,14 @@ const MAX_SEND_BUFFER_BYTES: usize = 1 << 30;
 /// sleeping whenever a thread waited took 1.30× the time of one process against 1.55× for
 /// waiting as when busy (14 positions of `positions/midgame.txt`, three rounds, `-np 3`).
 const SPIN_FOR: Duration = Duration::from_millis(2);
+/// MID calls between two looks of a worker rank's main thread, while it searches, at the
+/// rank's messages (see [`serve`]): about a tenth of a millisecond. Searching on the main
+/// thread took 0.90×, 0.98× and 0.92× the time of the build with a thread of its own for
+/// messages, in three runs (`-np 3`, one thread per worker rank: 14 positions of
+/// `positions/midgame.txt` three rounds, twice, and `scripts/bench-mpi.sh --rounds 3`); one
+/// worker rank of two threads took 1.13× the time of one process (1.32× in an earlier run).
+/// Every 64 MID calls measured no better (1.27× the time of one process against 1.22×).
+const POLL_INTERVAL: u64 = 256;
 
 /// From rank 0 to a worker rank.
 #[derive(Serialize, Deserialize)]
@@ -492,76 +509,151 @@ pub fn cpu_shortfall_warning(rank: usize, threads: usize, cpus: usize) -> Option
 
 /// A worker rank's side: runs `threads` DFPN threads against `table` on the jobs rank 0
 /// sends, and sends back their results (through `send_buffer`, see [`attach_send_buffer`]),
-/// until rank 0 says stop.
+/// until rank 0 says stop. The calling thread is one of the `threads`: it passes the rank's
+/// messages between its own searches and, every [`POLL_INTERVAL`] MID calls, from within
+/// them (see [`WorkerRank::pass_messages`]).
 pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buffer: SendBuffer) {
     let threads = threads.max(1);
     let abort = AtomicBool::new(false);
     let limits = Limits::stop_only(&abort);
     let (job_tx, job_rx) = crossbeam_channel::unbounded::<(Position, f64, Job)>();
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();
-    let root_rank = world.process_at_rank(0);
     std::thread::scope(|scope| {
-        for _ in 0..threads {
+        for _ in 1..threads {
             let job_rx = job_rx.clone();
             let result_tx = result_tx.clone();
             scope.spawn(move || {
                 for (root, epsilon, job) in job_rx {
-                    let result = run_timed_job(&root, &job, table, epsilon, limits);
+                    let result = run_timed_job(&root, &job, table, epsilon, limits, None);
                     if result_tx.send(result).is_err() {
                         break;
                     }
                 }
             });
         }
-        drop(result_tx);
-        let forward = |result: JobResult| {
-            let bytes = encode(&share_most_work(result));
-            if !send_buffer.try_send(&root_rank, &bytes) {
-                root_rank.send_with_tag(&bytes[..], TAG);
-            }
+        let mut rank = WorkerRank {
+            root_rank: world.process_at_rank(0),
+            send_buffer,
+            table,
+            abort: &abort,
+            jobs: job_tx,
+            results: result_rx,
+            search: None,
+            held: 0,
+            last_message: Instant::now(),
+            stopped: false,
         };
-        let mut search: Option<(Position, f64)> = None;
-        // Jobs received and not yet answered.
-        let mut held = 0usize;
-        let mut last_message = Instant::now();
         loop {
-            while let Ok(result) = result_rx.try_recv() {
-                forward(result);
-                held -= 1;
+            let came = rank.pass_messages();
+            if rank.stopped {
+                break;
             }
-            if let Some(probed) = root_rank.immediate_matched_probe_with_tag(TAG) {
-                last_message = Instant::now();
-                let (bytes, _) = probed.matched_receive_vec::<u8>();
-                match serde_json::from_slice(&bytes).expect("rank 0 sends protocol messages") {
-                    ToWorker::Begin { root, epsilon } => {
-                        search = Some((root, epsilon));
-                        abort.store(false, Ordering::Relaxed);
-                    }
-                    ToWorker::Job { job, learned } => {
-                        let mut counters = TableCounters::default();
-                        for entry in &learned {
-                            entry.store(table, &mut counters);
-                        }
-                        table.report_remaining_fills(&counters);
-                        let (root, epsilon) = search.expect("a search begins before its jobs");
-                        job_tx
-                            .send((root, epsilon, job))
-                            .expect("worker threads run until stop");
-                        held += 1;
-                    }
-                    ToWorker::Abort => abort.store(true, Ordering::Relaxed),
-                    ToWorker::Stop => break,
+            if let Ok((root, epsilon, job)) = job_rx.try_recv() {
+                let mut pass = || {
+                    rank.pass_messages();
+                };
+                let poll = Poll {
+                    interval: POLL_INTERVAL,
+                    call: &mut pass,
+                };
+                let result = run_timed_job(&root, &job, table, epsilon, limits, Some(poll));
+                if rank.stopped {
+                    break;
                 }
-            } else if held < threads && last_message.elapsed() < SPIN_FOR {
+                rank.forward(result);
+            } else if came {
+                continue;
+            } else if rank.held < threads && rank.last_message.elapsed() < SPIN_FOR {
+                // A thread waits for a job (this one, or a worker thread): its core is free.
                 std::hint::spin_loop();
-            } else if let Ok(result) = result_rx.recv_timeout(WORKER_WAIT) {
-                forward(result);
-                held -= 1;
+            } else if let Ok(result) = rank.results.recv_timeout(WORKER_WAIT) {
+                rank.forward(result);
             }
         }
         abort.store(true, Ordering::Relaxed);
-        drop(job_tx);
+        // Dropping the rank closes the job channel: the worker threads finish.
+        drop(rank);
+        // Kept open until here so that a rank of one thread waits in `recv_timeout` above
+        // rather than finding the channel closed at once.
+        drop(result_tx);
     });
+}
+
+/// A worker rank's main thread's state: the messages it passes between rank 0 and the rank's
+/// searches.
+struct WorkerRank<'w> {
+    root_rank: Process<'w>,
+    send_buffer: SendBuffer,
+    table: &'w Table,
+    abort: &'w AtomicBool,
+    /// Where the jobs received wait for a thread.
+    jobs: crossbeam_channel::Sender<(Position, f64, Job)>,
+    /// The worker threads' results, to forward.
+    results: crossbeam_channel::Receiver<JobResult>,
+    /// The current search's root and ε.
+    search: Option<(Position, f64)>,
+    /// Jobs received and not yet answered.
+    held: usize,
+    last_message: Instant,
+    /// Whether rank 0 said stop.
+    stopped: bool,
+}
+
+impl WorkerRank<'_> {
+    /// Forwards the worker threads' results and takes in every message rank 0 has sent;
+    /// whether any came.
+    fn pass_messages(&mut self) -> bool {
+        while let Ok(result) = self.results.try_recv() {
+            self.forward(result);
+        }
+        let mut came = false;
+        while !self.stopped {
+            let Some(probed) = self.root_rank.immediate_matched_probe_with_tag(TAG) else {
+                break;
+            };
+            came = true;
+            self.last_message = Instant::now();
+            let (bytes, _) = probed.matched_receive_vec::<u8>();
+            self.take(serde_json::from_slice(&bytes).expect("rank 0 sends protocol messages"));
+        }
+        came
+    }
+
+    fn take(&mut self, message: ToWorker) {
+        match message {
+            ToWorker::Begin { root, epsilon } => {
+                self.search = Some((root, epsilon));
+                self.abort.store(false, Ordering::Relaxed);
+            }
+            ToWorker::Job { job, learned } => {
+                let mut counters = TableCounters::default();
+                for entry in &learned {
+                    entry.store(self.table, &mut counters);
+                }
+                self.table.report_remaining_fills(&counters);
+                let (root, epsilon) = self.search.expect("a search begins before its jobs");
+                self.jobs
+                    .send((root, epsilon, job))
+                    .expect("this thread holds a receiver of its jobs");
+                self.held += 1;
+            }
+            ToWorker::Abort => self.abort.store(true, Ordering::Relaxed),
+            ToWorker::Stop => {
+                // The running searches return at once; their results are not wanted.
+                self.abort.store(true, Ordering::Relaxed);
+                self.stopped = true;
+            }
+        }
+    }
+
+    /// Sends a job's result to rank 0.
+    fn forward(&mut self, result: JobResult) {
+        let bytes = encode(&share_most_work(result));
+        if !self.send_buffer.try_send(&self.root_rank, &bytes) {
+            self.root_rank.send_with_tag(&bytes[..], TAG);
+        }
+        self.held -= 1;
+    }
 }
 
 /// `result` with only the [`SHARED_PER_RESULT`] solved subtrees of most work, so that it fits

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
 
-/// How often (in MID calls) the clock and the stop flag are read.
+/// How often (in MID calls) the clock and the stop flag are read, unless the searcher polls
+/// more often (see [`Dfpn::polling`]).
 const CHECK_INTERVAL: u64 = 4096;
 
 /// Why a search may stop before it solves its root, and where it reports progress.
@@ -35,6 +36,16 @@ impl<'a> Limits<'a> {
             live: None,
         }
     }
+}
+
+/// A call a searcher makes on its own thread every `interval` MID calls: for a thread that
+/// also passes messages, such as an MPI worker rank's main thread, which would otherwise
+/// need a thread of its own that the operating system wakes for every message.
+pub struct Poll<'p> {
+    /// MID calls between two calls.
+    pub interval: u64,
+    /// What to call.
+    pub call: &'p mut (dyn FnMut() + 'p),
 }
 
 /// Progress figures a search publishes for a live display (updated every few thousand nodes).
@@ -117,6 +128,10 @@ pub struct Dfpn<'a> {
     share_min_work: Option<u64>,
     /// The solved subtrees kept for sharing (see [`Dfpn::sharing_solved`]).
     solved: Vec<SolvedEntry>,
+    /// MID calls between two reads of the clock and the stop flag (and calls of `poll`).
+    check_interval: u64,
+    /// Called on the searching thread every `check_interval` MID calls (see [`Dfpn::polling`]).
+    poll: Option<&'a mut (dyn FnMut() + 'a)>,
 }
 
 impl Drop for Dfpn<'_> {
@@ -142,7 +157,18 @@ impl<'a> Dfpn<'a> {
             frames: Vec::new(),
             share_min_work: None,
             solved: Vec::new(),
+            check_interval: CHECK_INTERVAL,
+            poll: None,
         }
+    }
+
+    /// This searcher, making `poll`'s call on its own thread every `poll.interval` MID calls,
+    /// before it reads the stop flag (which the call may raise).
+    pub fn polling(mut self, poll: Poll<'a>) -> Dfpn<'a> {
+        self.check_interval = poll.interval.max(1);
+        self.next_check = self.check_interval;
+        self.poll = Some(poll.call);
+        self
     }
 
     /// This searcher, keeping every subtree it solves with at least `min_work` MID calls for
@@ -301,11 +327,14 @@ impl<'a> Dfpn<'a> {
         if self.nodes >= self.next_check {
             if let Some(live) = self.limits.live {
                 live.nodes.fetch_add(
-                    self.nodes + CHECK_INTERVAL - self.next_check,
+                    self.nodes + self.check_interval - self.next_check,
                     Ordering::Relaxed,
                 );
             }
-            self.next_check = self.nodes + CHECK_INTERVAL;
+            self.next_check = self.nodes + self.check_interval;
+            if let Some(poll) = self.poll.as_mut() {
+                poll();
+            }
             let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
             if late || self.limits.stop.load(Ordering::Relaxed) {
                 self.stopped = true;

@@ -19,7 +19,7 @@
 //! Results find their leaf again by the moves of their path, never by a node id, so a subtree
 //! freed (once solved) while a job was in flight below it simply drops that job's result.
 
-use super::dfpn::{Dfpn, Limits, SolvedEntry};
+use super::dfpn::{Dfpn, Limits, Poll, SolvedEntry};
 use super::numbers::{add, child_thresholds, select_child, Numbers, INFINITY};
 use super::table::{Table, TableCounters};
 use super::table_key;
@@ -344,7 +344,8 @@ pub fn search(
             let result_tx = result_tx.clone();
             scope.spawn(move || {
                 for job in job_rx {
-                    let result = run_timed_job(root, &job, table, config.epsilon, worker_limits);
+                    let result =
+                        run_timed_job(root, &job, table, config.epsilon, worker_limits, None);
                     if result_tx.send(result).is_err() {
                         break;
                     }
@@ -499,16 +500,22 @@ pub fn search_on(
     run
 }
 
-/// [`run_job`], with the worker time it took in `busy_ns`.
-pub fn run_timed_job(
+/// [`run_job`], with the worker time it took in `busy_ns`, and making `poll`'s call while it
+/// searches (see [`Dfpn::polling`]).
+pub fn run_timed_job<'a>(
     root: &Position,
     job: &Job,
-    table: &Table,
+    table: &'a Table,
     epsilon: f64,
-    limits: Limits,
+    limits: Limits<'a>,
+    poll: Option<Poll<'a>>,
 ) -> JobResult {
     let began = Instant::now();
-    let mut result = run_job(root, job, table, epsilon, limits);
+    let mut searcher = Dfpn::new(table, job.attacker, epsilon, limits);
+    if let Some(poll) = poll {
+        searcher = searcher.polling(poll);
+    }
+    let mut result = run_job_with(root, job, searcher);
     result.busy_ns = began.elapsed().as_nanos() as u64;
     result
 }
@@ -577,11 +584,15 @@ pub fn run_job(
     epsilon: f64,
     limits: Limits,
 ) -> JobResult {
+    run_job_with(root, job, Dfpn::new(table, job.attacker, epsilon, limits))
+}
+
+/// [`run_job`] with `searcher`, a new searcher for the job's question.
+fn run_job_with(root: &Position, job: &Job, mut searcher: Dfpn) -> JobResult {
     let pos = job
         .path
         .iter()
         .fold(*root, |p, &sq| p.play(Move::from_square(sq as usize)));
-    let mut searcher = Dfpn::new(table, job.attacker, epsilon, limits);
     if let Some(min_work) = job.share_min_work {
         searcher = searcher.sharing_solved(min_work);
     }
@@ -810,6 +821,63 @@ mod tests {
         // The work limit still bounds the job.
         let (capped, _) = job_at_the_root(1_000_000);
         assert!((20_000..20_100).contains(&capped), "{capped} MID calls");
+    }
+
+    #[test]
+    fn a_polling_job_calls_back_every_interval_and_stops_when_the_call_says_so() {
+        let root: Position = POSITION.parse().unwrap();
+        let job = Job {
+            path: Vec::new(),
+            thresholds: Numbers {
+                phi: INFINITY,
+                delta: INFINITY,
+            },
+            work_limit: 20_000,
+            attacker: Player::O,
+            share_min_work: None,
+            min_work: 0,
+        };
+        let never = AtomicBool::new(false);
+        let plain = run_job(
+            &root,
+            &job,
+            &Table::new(64 << 20).unwrap(),
+            0.25,
+            Limits::stop_only(&never),
+        );
+        assert_eq!(plain.work, 20_000, "the work limit ends the plain job");
+
+        // A job on a fresh table whose searcher makes `call` every 100 MID calls.
+        let polled = |stop: &AtomicBool, call: &mut dyn FnMut()| {
+            let poll = Poll {
+                interval: 100,
+                call,
+            };
+            let table = Table::new(64 << 20).unwrap();
+            run_timed_job(
+                &root,
+                &job,
+                &table,
+                0.25,
+                Limits::stop_only(stop),
+                Some(poll),
+            )
+        };
+
+        // A call that does nothing changes nothing, and comes about every 100 MID calls.
+        let mut calls = 0u64;
+        let counted = polled(&never, &mut || calls += 1);
+        assert_eq!((counted.work, counted.numbers), (plain.work, plain.numbers));
+        assert!(
+            (190..=200).contains(&calls),
+            "{calls} calls in 20,000 MID calls"
+        );
+
+        // A call that raises the stop flag ends the job at once.
+        let stop = AtomicBool::new(false);
+        let stopped = polled(&stop, &mut || stop.store(true, Ordering::Relaxed));
+        assert!(stopped.work <= 105, "{} MID calls", stopped.work);
+        assert!(!stopped.numbers.is_solved());
     }
 
     #[test]
