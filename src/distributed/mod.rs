@@ -79,7 +79,9 @@ const QUEUE_DEPTH: usize = 2;
 /// the noise of whole runs (14 positions, three rounds, time against one process, each run
 /// with this setting alongside): 100 µs slices 1.36× and 1.31× against 1.43× and 1.47× in
 /// two runs, but with a 50 µs sleep 1.27× in one run and 1.48× against 1.39× in the next;
-/// a 50 µs sleep alone 1.44× against 1.39×. Not worth unsafe code and a dependency.
+/// a 50 µs sleep alone 1.44× against 1.39×. Not worth unsafe code and a dependency. With a
+/// worker rank's main thread searching too, a 100 µs sleep took 1.31× against 1.41× in one
+/// run, within the spread of this setting's own runs (1.22× to 1.42× in four).
 const IDLE: Duration = Duration::from_micros(200);
 /// How long a worker rank's main thread waits for its threads' next result (which it then
 /// forwards at once) before it looks for rank 0's messages again. Before jobs had a minimum
@@ -115,12 +117,15 @@ const WORKER_WAIT: Duration = Duration::from_micros(100);
 /// the root tree measured worse too (two rounds): ε = 1.0 instead of 0.25, 2.16× and 2.06×
 /// (one process with it 1.39×); a split threshold of 160,000, 1.49× and 1.40×, against 1.46×
 /// and 1.39×. With a worker rank's main thread searching too, a minimum of 2,000 took 1.33×
-/// the time and 1.48× the nodes against 1.22× and 1.30× for 5,000 (same run).
+/// the time and 1.48× the nodes against 1.22× and 1.30× for 5,000 (same run), and 8,000
+/// 1.42× against 1.41× in another.
 const MIN_JOB_WORK: u64 = 5_000;
 /// Subtrees a worker rank solved with at least this many MID calls are passed on to every
 /// other rank, whose tables would otherwise have to solve them again. (Lower thresholds save
 /// nodes but cost more in messages: 16 took 1.49× the time of one process and 1.25× the
-/// nodes, 4 took 1.65× and 1.21×, against 1.45× and 1.29× for 64, in one run.)
+/// nodes, 4 took 1.65× and 1.21×, against 1.45× and 1.29× for 64, in one run; with a worker
+/// rank's main thread searching too, 16 took 1.34× and 1.37× against 1.41× and 1.43×, within
+/// the spread of whole runs.)
 const SHARE_MIN_WORK: u64 = 64;
 /// Solved subtrees rank 0 holds at most for one worker rank until that rank's next jobs; the
 /// oldest are dropped first (they are facts the rank may find again, not work it owes). Sent
