@@ -71,7 +71,11 @@ const TAG: i32 = 7;
 /// with the minimum needs 1.25× the nodes of one with its usual one job per thread and no
 /// minimum (two rounds; one job per thread with the minimum 1.08×, two without it 1.08×).
 /// With a worker rank's main thread searching too (and so a shorter round trip), one job per
-/// thread still took 1.37× the time against 1.22× for two (14 positions, three rounds).
+/// thread still took 1.37× the time against 1.22× for two (14 positions, three rounds). Nor
+/// did one job per thread plus a next one asked for by the rank shortly before its job
+/// reaches the minimum of work do better: asking 500, 1,000 or 2,000 MID calls ahead took
+/// 1.37×, 1.33× and 1.34× the time (1.43×, 1.39×, 1.45× the nodes) against 1.23× (1.32×)
+/// for two jobs per thread, in one run: fewer jobs waited, yet more nodes were searched.
 const QUEUE_DEPTH: usize = 2;
 /// How long rank 0's main thread sleeps when it has nothing to do. Waking it sooner, or
 /// asking the kernel for short scheduler slices (`sched_setattr`) for the threads that pass
@@ -81,7 +85,8 @@ const QUEUE_DEPTH: usize = 2;
 /// two runs, but with a 50 µs sleep 1.27× in one run and 1.48× against 1.39× in the next;
 /// a 50 µs sleep alone 1.44× against 1.39×. Not worth unsafe code and a dependency. With a
 /// worker rank's main thread searching too, a 100 µs sleep took 1.31× against 1.41× in one
-/// run, within the spread of this setting's own runs (1.22× to 1.42× in four).
+/// run and 1.36× against 1.32× and 1.26× (two copies of this build) in the next, a 50 µs
+/// sleep 1.38× in that run: within the spread of this setting's own runs (1.22× to 1.42×).
 const IDLE: Duration = Duration::from_micros(200);
 /// How long a worker rank's main thread waits for its threads' next result (which it then
 /// forwards at once) before it looks for rank 0's messages again. Before jobs had a minimum
