@@ -54,17 +54,23 @@ fn solve_with_threads(
 fn three_ranks_give_the_reference_values() {
     let rows = common::data_rows("late-positions.tsv");
     let small_jobs = ["--job-work", "50", "--split-threshold", "30"];
-    for row in rows.iter().take(16) {
-        let (code, json) = solve(3, &row[0], &small_jobs);
-        assert_eq!(code, 0, "{json}");
-        assert_eq!(json["result"], row[1].as_str(), "{}", row[0]);
+    // Worker ranks of one thread, then of two.
+    for (threads, rows) in [(1, &rows[..16]), (2, &rows[16..24])] {
+        for row in rows {
+            let (code, json) = solve_with_threads(3, threads, &row[0], &small_jobs);
+            assert_eq!(code, 0, "{json}");
+            assert_eq!(json["result"], row[1].as_str(), "{}", row[0]);
+        }
     }
-    // Worker ranks of two threads.
-    for row in rows.iter().skip(16).take(8) {
-        let (code, json) = solve_with_threads(3, 2, &row[0], &small_jobs);
-        assert_eq!(code, 0, "{json}");
-        assert_eq!(json["result"], row[1].as_str(), "{}", row[0]);
-    }
+}
+
+/// Asserts that every worker rank of a solve's JSON finished jobs.
+fn assert_every_rank_ran_jobs(json: &Value) {
+    let ranks = json["ranks"].as_array().unwrap();
+    assert!(
+        ranks.iter().all(|r| r["jobs"].as_u64().unwrap() > 0),
+        "{ranks:?}"
+    );
 }
 
 #[test]
@@ -78,12 +84,8 @@ fn hundreds_of_jobs_over_two_worker_ranks_give_the_same_answer_as_one_process() 
         "{}",
         json["tree"]
     );
-    let ranks = json["ranks"].as_array().unwrap();
-    assert_eq!(ranks.len(), 2);
-    assert!(
-        ranks.iter().all(|r| r["jobs"].as_u64().unwrap() > 0),
-        "{ranks:?}"
-    );
+    assert_eq!(json["ranks"].as_array().unwrap().len(), 2);
+    assert_every_rank_ran_jobs(&json);
     // The answer does not depend on the number of ranks or on how jobs are assigned.
     for (ranks, extra) in [(2, None), (4, None), (3, Some("round-robin"))] {
         let mut args = small_jobs.to_vec();
@@ -101,11 +103,7 @@ fn hundreds_of_jobs_over_two_worker_ranks_give_the_same_answer_as_one_process() 
     // its jobs passing the messages of the rank's other thread.
     let (code, json) = solve_with_threads(3, 2, MEDIUM, &small_jobs);
     assert_eq!((code, json["result"].as_str()), (0, Some("X")), "{json}");
-    let ranks = json["ranks"].as_array().unwrap();
-    assert!(
-        ranks.iter().all(|r| r["jobs"].as_u64().unwrap() > 0),
-        "{ranks:?}"
-    );
+    assert_every_rank_ran_jobs(&json);
     let (_, single, _) = common::run_uttt(&["solve", MEDIUM, "--json", "--table-mem", "32M"]);
     assert!(single.contains("\"result\":\"X\""), "{single}");
 }

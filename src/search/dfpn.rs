@@ -166,7 +166,7 @@ impl<'a> Dfpn<'a> {
     /// before it reads the stop flag (which the call may raise).
     pub fn polling(mut self, poll: Poll<'a>) -> Dfpn<'a> {
         self.check_interval = poll.interval.max(1);
-        self.next_check = self.check_interval;
+        self.next_check = self.nodes + self.check_interval;
         self.poll = Some(poll.call);
         self
     }
