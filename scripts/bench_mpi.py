@@ -1,7 +1,8 @@
 """Formats scripts/bench-mpi.sh's rows (the position's number, then JSON objects, one per
 column named on the command line, one process first; tab-separated) as a table with
-geometric-mean time and node ratios to one process. A position met again (another round)
-adds its times and nodes to the earlier rounds'."""
+geometric-mean time and node ratios to one process, and for each MPI column the share of its
+jobs that went to a rank other than the one that searched their subtree last. A position met
+again (another round) adds its times and nodes to the earlier rounds'."""
 import json
 import math
 import sys
@@ -9,6 +10,8 @@ import sys
 names = sys.argv[1:]
 # Per position number: summed times and nodes per column, and whether every run settled.
 totals = {}
+# Per column: jobs and jobs moved from another rank's subtree, over every run that reports them.
+moved = {}
 header_printed = False
 for line in sys.stdin:
     number, *parts = line.rstrip("\n").split("\t")
@@ -29,6 +32,11 @@ for line in sys.stdin:
     for column, run in enumerate(runs):
         total["time"][column] += max(run["time_ms"], 1)
         total["nodes"][column] += run["nodes"]
+        for rank in run.get("ranks", []):
+            if "jobs_moved" in rank:
+                counts = moved.setdefault(columns[column], [0, 0])
+                counts[0] += rank["jobs"]
+                counts[1] += rank["jobs_moved"]
 time_logs, node_logs = {}, {}
 for total in totals.values():
     if total["settled"]:
@@ -42,3 +50,6 @@ for name, values in time_logs.items():
     node_ratio = math.exp(sum(node_logs[name]) / len(values))
     print(f"{name} / 1 process: {time_ratio:.2f}x the time, {node_ratio:.2f}x the nodes "
           f"(geometric means over {len(values)} positions)")
+for name, (jobs, jobs_moved) in moved.items():
+    print(f"{name}: {jobs_moved} of {jobs} jobs ({100 * jobs_moved / max(jobs, 1):.0f} %) went "
+          "to a rank other than the one that searched their subtree last")

@@ -73,6 +73,20 @@ fn assert_every_rank_ran_jobs(json: &Value) {
     );
 }
 
+/// The jobs a solve's worker ranks were sent at subtrees another rank searched last, after
+/// checking that no rank reports more of them than the jobs it ran.
+fn moved_jobs(json: &Value) -> u64 {
+    let ranks = json["ranks"].as_array().unwrap();
+    let count = |rank: &Value, field: &str| rank[field].as_u64().unwrap();
+    assert!(
+        ranks
+            .iter()
+            .all(|r| count(r, "jobs_moved") <= count(r, "jobs")),
+        "{ranks:?}"
+    );
+    ranks.iter().map(|r| count(r, "jobs_moved")).sum()
+}
+
 #[test]
 fn hundreds_of_jobs_over_two_worker_ranks_give_the_same_answer_as_one_process() {
     let small_jobs = ["--job-work", "100", "--split-threshold", "100"];
@@ -86,6 +100,7 @@ fn hundreds_of_jobs_over_two_worker_ranks_give_the_same_answer_as_one_process() 
     );
     assert_eq!(json["ranks"].as_array().unwrap().len(), 2);
     assert_every_rank_ran_jobs(&json);
+    moved_jobs(&json);
     // The answer does not depend on the number of ranks or on how jobs are assigned.
     for (ranks, extra) in [(2, None), (4, None), (3, Some("round-robin"))] {
         let mut args = small_jobs.to_vec();
@@ -98,6 +113,16 @@ fn hundreds_of_jobs_over_two_worker_ranks_give_the_same_answer_as_one_process() 
             (0, Some("X")),
             "{ranks} {extra:?}"
         );
+        let moved = moved_jobs(&json);
+        if ranks == 2 {
+            // One worker rank: no other table to move a job from.
+            assert_eq!(moved, 0, "{json}");
+        }
+        if extra.is_some() {
+            // Taking turns over hundreds of jobs, the next job below a leaf goes to the
+            // other rank about every other time.
+            assert!(moved > 0, "{json}");
+        }
     }
     // Worker ranks of two threads: each rank's main thread searches too, between and within
     // its jobs passing the messages of the rank's other thread.

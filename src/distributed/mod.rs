@@ -15,6 +15,25 @@
 //! holds [`QUEUE_DEPTH`] jobs per thread, so that a thread finds its next job waiting when it
 //! finishes one instead of idling through the message round trip.
 //!
+//! Where the extra nodes of an MPI solve come from (14 positions of `positions/midgame.txt`,
+//! three rounds, `-np 3` against one process with 2 threads, one run): with one job per
+//! thread and no minimum of work, so that nothing hides the round trip, one worker rank of two
+//! threads (one table) searched 1.08× the nodes of one process and two worker ranks of one
+//! thread (two tables) 1.43× (round-robin 1.46×), against 1.41× with this build's settings.
+//! The two tables cost most of the extra nodes; the queue and the minimum buy back the time of
+//! the round trip (those runs took 1.82× and 2.10× the time, this build 1.33×). Many jobs go
+//! to a rank other than the one that searched their subtree last ([`RankReport::jobs_moved`];
+//! over `scripts/bench-mpi.sh --rounds 2`, 40 % of them, with round-robin 44 %): the
+//! most-proving leaves gather below one subtree, and so at one rank, which then holds its most
+//! jobs. Yet a moved job took only about 1.2× the MID calls of one that stayed (rows 2 and 28,
+//! one run each), so the moves explain a small part of the extra nodes. Split
+//! thresholds of 20,000, 10,000 and 5,000 MID calls, which put more of the search in rank 0's
+//! tree, took 1.32×, 1.33× and 1.37× the time (1.45×, 1.49×, 1.58× the nodes) against 1.27×
+//! (1.35×) for the default 40,000, in one run; one process with 10,000 1.06×. Holding a job
+//! whose rank is full at rank 0 until that rank has room (one or two per rank), or sharing
+//! 256 or 1,024 solved subtrees per result rather than [`SHARED_PER_RESULT`], changed
+//! nothing beyond the noise on the three positions tried (rows 2, 4, 25, one run each).
+//!
 //! Shared knowledge: a job's result carries the subtrees it solved with at least
 //! [`SHARE_MIN_WORK`] MID calls (the [`SHARED_PER_RESULT`] of most work), and rank 0 passes
 //! them on to every other rank with that rank's next job ([`LEARNED_PER_JOB`] at a time), whose
@@ -203,6 +222,10 @@ pub struct RankReport {
     pub jobs: u64,
     /// MID calls it made.
     pub nodes: u64,
+    /// Jobs it was sent at a leaf whose subtree another rank searched last (that rank's
+    /// table, not this one's, holds what was found there): under locality, the jobs sent on
+    /// because their rank held its most jobs.
+    pub jobs_moved: u64,
     /// Share of its threads' time spent searching, over the whole solve.
     pub busy_pct: f64,
 }
@@ -274,8 +297,8 @@ pub struct MpiWorkers<'a> {
     figures: Vec<RankReport>,
     busy_ns: Vec<u64>,
     next_turn: usize,
-    /// The rank (− 1) that ran the last job at each job path so far.
-    owners: HashMap<Vec<u8>, usize>,
+    /// Which rank searched each subtree last.
+    owners: Owners,
     /// Results taken in while a send was under way, with their worker (rank − 1).
     pending: VecDeque<(usize, JobResult)>,
     /// Per worker (rank − 1), the subtrees other ranks solved that go with its next jobs.
@@ -308,7 +331,7 @@ impl<'a> MpiWorkers<'a> {
                 .collect(),
             busy_ns: vec![0; ranks],
             next_turn: 0,
-            owners: HashMap::new(),
+            owners: Owners::default(),
             pending: VecDeque::new(),
             unsent_learned: vec![VecDeque::new(); ranks],
             started: Instant::now(),
@@ -373,22 +396,20 @@ impl<'a> MpiWorkers<'a> {
     /// The worker (rank − 1) for `job`.
     fn choose(&mut self, job: &Job) -> usize {
         let ranks = self.in_flight.len();
+        let owner = self.owners.of(&job.path);
         let preferred = match self.assignment {
-            // The rank that last ran a job at this leaf or its nearest ancestor: its table
-            // holds the subtree.
-            Assignment::Locality => (0..=job.path.len())
-                .rev()
-                .find_map(|len| self.owners.get(&job.path[..len]).copied())
-                .unwrap_or(0),
+            // Its table holds the subtree.
+            Assignment::Locality => owner.unwrap_or(0),
             Assignment::RoundRobin => {
                 self.next_turn = (self.next_turn + 1) % ranks;
                 self.next_turn
             }
         };
         let chosen = worker_with_room(&self.in_flight, preferred, self.threads_per_rank);
-        if self.assignment == Assignment::Locality {
-            self.owners.insert(job.path.clone(), chosen);
+        if owner.is_some_and(|owner| owner != chosen) {
+            self.figures[chosen].jobs_moved += 1;
         }
+        self.owners.record(&job.path, chosen);
         chosen
     }
 
@@ -477,6 +498,28 @@ impl Workers for MpiWorkers<'_> {
 
     fn abort(&mut self) {
         self.broadcast(&ToWorker::Abort);
+    }
+}
+
+/// Which worker rank's table knows each subtree of the root tree: the worker (rank − 1) that
+/// was sent the last job at each path. Kept under either assignment, so that both report the
+/// jobs they moved ([`RankReport::jobs_moved`]).
+#[derive(Default)]
+struct Owners(HashMap<Vec<u8>, usize>);
+
+impl Owners {
+    /// The worker sent the last job at `path` or, failing that, at its nearest ancestor that
+    /// had one: a leaf expanded into the tree passes its subtree's knowledge on to its
+    /// children.
+    fn of(&self, path: &[u8]) -> Option<usize> {
+        (0..=path.len())
+            .rev()
+            .find_map(|len| self.0.get(&path[..len]).copied())
+    }
+
+    /// Records that `worker` was sent a job at `path`.
+    fn record(&mut self, path: &[u8], worker: usize) {
+        self.0.insert(path.to_vec(), worker);
     }
 }
 
@@ -704,6 +747,27 @@ mod tests {
         // Two threads per rank hold twice the jobs.
         assert_eq!(worker_with_room(&[0, full], 1, 2), 1);
         assert_eq!(worker_with_room(&[0, 2 * full], 1, 2), 0);
+    }
+
+    #[test]
+    fn a_subtree_belongs_to_the_worker_sent_the_last_job_at_it_or_its_nearest_ancestor() {
+        let mut owners = Owners::default();
+        assert_eq!(owners.of(&[4, 0]), None);
+        owners.record(&[4], 1);
+        // A leaf below a leaf a worker searched: that worker's table knows it.
+        assert_eq!(owners.of(&[4, 0, 8]), Some(1));
+        assert_eq!(owners.of(&[4]), Some(1));
+        // Not the ancestors' or the siblings'.
+        assert_eq!(owners.of(&[]), None);
+        assert_eq!(owners.of(&[3, 4]), None);
+        // A job at a deeper leaf sent elsewhere moves that subtree alone.
+        owners.record(&[4, 0], 2);
+        assert_eq!(owners.of(&[4, 0, 8]), Some(2));
+        assert_eq!(owners.of(&[4, 1]), Some(1));
+        // The last job decides.
+        owners.record(&[4], 0);
+        assert_eq!(owners.of(&[4, 1]), Some(0));
+        assert_eq!(owners.of(&[4, 0]), Some(2));
     }
 
     /// A solved entry with every number at its largest, so the longest in JSON.

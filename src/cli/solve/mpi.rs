@@ -78,8 +78,8 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
         for r in &ranks {
             let _ = writeln!(
                 text,
-                "rank {:<5} {} jobs, {} nodes, {:.0}% busy",
-                r.rank, r.jobs, r.nodes, r.busy_pct
+                "rank {:<5} {} jobs ({} moved from another rank), {} nodes, {:.0}% busy",
+                r.rank, r.jobs, r.jobs_moved, r.nodes, r.busy_pct
             );
         }
         text
