@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The cost of the MPI message layer: every position of a file (default positions/midgame.txt)
-# solved by one process with 2 threads, by `mpirun -np 3` (rank 0 + 2 worker ranks of 1
-# thread) with locality assignment, and the same with round-robin assignment, interleaved per
-# position; 256 MiB tables, a time limit per solve (default 10s). With `--baseline PATH` (an
+# solved by one process with 2 threads, by one process whose 2 threads each search against a
+# table of their own (`--private-tables`, as the worker ranks do: what separate tables cost
+# without messages), by `mpirun -np 3` (rank 0 + 2 worker ranks of 1 thread) with locality
+# assignment, and the same with round-robin assignment, interleaved per position; 256 MiB tables, a time limit per solve (default 10s). With `--baseline PATH` (an
 # earlier build with `--features mpi`) its MPI with locality runs in the same loop, so a
 # change to the message layer is compared in one run. With `--one-worker-rank`, also
 # `mpirun -np 2 --bind-to none` with one worker rank of 2 threads: one table, as in one
@@ -36,13 +37,14 @@ cargo build --release --features mpi --quiet
 uttt=./target/release/uttt
 common=(--json --quiet --table-mem 256M --time-limit "$limit")
 mpi=(mpirun --allow-run-as-root --oversubscribe -np 3 "$uttt")
-columns=("1 process" "mpi locality" "mpi round-robin")
+columns=("1 process" "private tables" "mpi locality" "mpi round-robin")
 if [ -n "$one_worker_rank" ]; then columns+=("mpi 1 rank x 2"); fi
 if [ -n "$baseline" ]; then columns+=("baseline mpi"); fi
 for _ in $(seq "$rounds"); do grep -v '^#' "$file" | awk 'NF {print $1}' | cat -n; done |
 while read -r number position; do
   row=("$number")
   row+=("$("$uttt" solve "$position" --threads 2 "${common[@]}" </dev/null || true)")
+  row+=("$("$uttt" solve "$position" --threads 2 --private-tables "${common[@]}" </dev/null || true)")
   row+=("$("${mpi[@]}" solve "$position" --mpi --threads 1 "${common[@]}" </dev/null || true)")
   row+=("$("${mpi[@]}" solve "$position" --mpi --threads 1 --mpi-assignment round-robin "${common[@]}" </dev/null || true)")
   if [ -n "$one_worker_rank" ]; then

@@ -50,6 +50,16 @@ for name, values in time_logs.items():
     node_ratio = math.exp(sum(node_logs[name]) / len(values))
     print(f"{name} / 1 process: {time_ratio:.2f}x the time, {node_ratio:.2f}x the nodes "
           f"(geometric means over {len(values)} positions)")
+# The message layer alone: each MPI column against one process with tables as separate as
+# the worker ranks' (when the run has that column).
+if "private tables" in names:
+    base = names.index("private tables")
+    for column, name in enumerate(names):
+        if name.startswith("mpi") or name.startswith("baseline"):
+            logs = [math.log(t["time"][column] / t["time"][base])
+                    for t in totals.values() if t["settled"] and column < len(t["time"])]
+            if logs:
+                print(f"{name} / private tables: {math.exp(sum(logs) / len(logs)):.2f}x the time")
 for name, (jobs, jobs_moved) in moved.items():
     print(f"{name}: {jobs_moved} of {jobs} jobs ({100 * jobs_moved / max(jobs, 1):.0f} %) went "
           "to a rank other than the one that searched their subtree last")

@@ -227,3 +227,25 @@ fn the_table_grows_with_many_small_pn_dfpn_jobs() {
     let active = json["table"]["active_bytes"].as_u64().unwrap();
     assert!(active > 4 << 20, "{}", json["table"]);
 }
+
+#[test]
+fn private_tables_give_the_answer_of_one_table_and_need_the_parallel_engine() {
+    let args = [MEDIUM, "--threads", "2", "--table-mem", "16M"];
+    let (code, shared) = solve_json(&args);
+    assert_eq!(code, 0);
+    let (code, private) = solve_json(&[&args[..], &["--private-tables"]].concat());
+    assert_eq!(code, 0, "{private}");
+    assert_eq!(private["result"], shared["result"]);
+    assert_eq!(private["engine"], "pn-dfpn");
+    let (code, _, stderr) =
+        common::run_uttt(&["solve", MEDIUM, "--private-tables", "--engine", "dfpn"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("--private-tables needs the pn-dfpn engine"),
+        "{stderr}"
+    );
+    let (code, _, stderr) =
+        common::run_uttt(&["solve", "--file", "positions/demo.txt", "--private-tables"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--private-tables"), "{stderr}");
+}

@@ -4,7 +4,10 @@
 mod common;
 use std::sync::atomic::AtomicBool;
 use uttt::game::{format_position, parse_position, Move, Position};
-use uttt::search::{analyze, solve, Engine, SolveOptions, SolveValue, Table, Verdict};
+use uttt::search::private_tables::with_private_tables;
+use uttt::search::{
+    analyze, solve, solve_on, Engine, SolveOptions, SolveReport, SolveValue, Table, Verdict,
+};
 
 /// The engines under test: DFPN, and PN-DFPN with 1, 2 and 4 workers and small jobs and
 /// split threshold, so that even these quick positions grow a root tree.
@@ -33,14 +36,42 @@ fn solver_value(
     table_bytes: u64,
     check_move: bool,
 ) -> String {
+    solved_value(notation, table_bytes, check_move, |pos, table| {
+        solve(pos, options, table, &AtomicBool::new(false))
+    })
+}
+
+/// [`solver_value`] for PN-DFPN with two workers that each search against a table of their own
+/// of `table_bytes` (`uttt solve --private-tables`, as MPI's worker ranks do).
+fn private_tables_value(notation: &str, table_bytes: u64, check_move: bool) -> String {
+    let options = SolveOptions {
+        engine: Engine::PnDfpn,
+        threads: 2,
+        job_work: 300,
+        split_threshold: 200,
+        ..SolveOptions::default()
+    };
+    solved_value(notation, table_bytes, check_move, |pos, table| {
+        let private = [0, 1].map(|_| Table::new(table_bytes).unwrap());
+        let stop = AtomicBool::new(false);
+        with_private_tables(&private, |workers| {
+            solve_on(pos, &options, table, &stop, None, workers)
+        })
+    })
+}
+
+/// The value `solve` finds for `notation` with a table of `table_bytes`, in the reference-file
+/// form; with `check_move`, the best move is also checked with the oracle.
+fn solved_value(
+    notation: &str,
+    table_bytes: u64,
+    check_move: bool,
+    solve: impl FnOnce(&Position, &Table) -> SolveReport,
+) -> String {
     let pos = parse_position(notation).unwrap();
     let table = Table::new(table_bytes).unwrap();
-    let report = solve(&pos, options, &table, &AtomicBool::new(false));
-    assert_ne!(
-        report.value(),
-        SolveValue::Unknown,
-        "{notation} {options:?}"
-    );
+    let report = solve(&pos, &table);
+    assert_ne!(report.value(), SolveValue::Unknown, "{notation}");
     let result = reference_form(report.verdict);
     if check_move {
         check_best_move(&pos, report.best_move, &result);
@@ -118,6 +149,23 @@ fn every_engine_matches_the_oracle_on_random_playouts() {
                 "tiny table: {p} {options:?}"
             );
         }
+    });
+}
+
+#[test]
+fn workers_with_private_tables_match_the_reference_values_and_the_oracle() {
+    let rows = common::data_rows("late-positions.tsv");
+    common::parallel_rows(&rows, |row| {
+        for table_bytes in [16 << 20, 64 << 10] {
+            let got = private_tables_value(&row[0], table_bytes, false);
+            assert_eq!(got, row[1], "{} table {table_bytes}", row[0]);
+        }
+    });
+    common::parallel_rows(&common::playout_positions(200, 2026), |p| {
+        let expected = common::oracle::oracle_value(p);
+        assert_eq!(private_tables_value(p, 16 << 20, true), expected, "{p}");
+        let tiny = private_tables_value(p, 64 << 10, false);
+        assert_eq!(tiny, expected, "tiny tables: {p}");
     });
 }
 

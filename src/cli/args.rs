@@ -146,10 +146,14 @@ pub struct SolveArgs {
     /// with the independent verifier, and report whether the answer is certified.
     #[arg(long)]
     pub verify: bool,
+    /// Give each PN-DFPN worker thread a `--table-mem` table of its own, as the worker ranks
+    /// of an MPI run have, to measure what separate tables cost (one position only).
+    #[arg(long, conflicts_with_all = ["file", "certificate", "verify"])]
+    pub private_tables: bool,
     /// Run over MPI (start with `mpirun -np N`, N ≥ 2): rank 0 runs the root tree, every
     /// other rank `--threads` DFPN workers against its own `--table-mem` table.
     #[cfg(feature = "mpi")]
-    #[arg(long, conflicts_with_all = ["file", "certificate", "verify", "table_file"])]
+    #[arg(long, conflicts_with_all = ["file", "certificate", "verify", "table_file", "private_tables"])]
     pub mpi: bool,
     /// With --mpi: how jobs are given to ranks (locality: to the rank that worked on the
     /// job's subtree before).

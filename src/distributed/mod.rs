@@ -15,7 +15,22 @@
 //! holds [`QUEUE_DEPTH`] jobs per thread, so that a thread finds its next job waiting when it
 //! finishes one instead of idling through the message round trip.
 //!
-//! Where the extra nodes of an MPI solve come from (14 positions of `positions/midgame.txt`,
+//! Where the extra nodes of an MPI solve come from: the worker ranks' separate tables, not the
+//! messages. One process whose two threads each search against a table of their own, with
+//! jobs placed and solved subtrees shared as here but no messages (`uttt solve
+//! --private-tables`), took 1.33× the time and 1.36× the nodes of one process with a shared
+//! table, and `-np 3` 1.02× the time of that (1.36× and 1.41× against the shared table;
+//! `scripts/bench-mpi.sh --rounds 2`, 30 positions). In throwaway builds of that one-process
+//! search (14 positions, three rounds, one job per thread, no minimum of work): never moving
+//! a job from the thread whose table knows its subtree searched 1.00× the nodes of the shared
+//! table but took 1.45× the time, one thread doing most jobs; moving a job only to a thread
+//! left idle, 1.39× the nodes, as many as the placement here (1.37×) with half as many jobs
+//! moved; not sharing solved subtrees at all changed nothing beyond the noise (four
+//! positions). So what the tables lack is what the other learned of the positions both
+//! subtrees reach on the way to their solutions, presumably, not the moves of jobs nor the
+//! solved subtrees; sharing it would take a table spread over the ranks.
+//!
+//! The same over MPI (14 positions of `positions/midgame.txt`,
 //! three rounds, `-np 3` against one process with 2 threads, one run): with one job per
 //! thread and no minimum of work, so that nothing hides the round trip, one worker rank of two
 //! threads (one table) searched 1.08× the nodes of one process and two worker ranks of one
@@ -67,6 +82,7 @@
 
 use crate::game::Position;
 use crate::search::dfpn::{Limits, Poll, SolvedEntry};
+use crate::search::placement::Owners;
 use crate::search::pn_dfpn::{run_timed_job, Job, JobResult};
 use crate::search::{Table, TableCounters, Workers};
 use mpi::environment::Universe;
@@ -74,7 +90,7 @@ use mpi::topology::{Process, SimpleCommunicator};
 use mpi::traits::*;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -86,7 +102,8 @@ const TAG: i32 = 7;
 /// 2,000 MID calls of [`MIN_JOB_WORK`], `-np 3` took 1.57× the time and 1.60× the nodes of
 /// one process, with four and 1,000 1.87× and 1.84×, against 1.41× and 1.35× for two and
 /// 5,000 (14 positions of `positions/midgame.txt`, three rounds, same run). This and the
-/// minimum are most of MPI's extra nodes: one process whose root keeps two jobs per thread
+/// minimum cost nodes in one process too (the separate tables cost most, see the module
+/// documentation): one process whose root keeps two jobs per thread
 /// with the minimum needs 1.25× the nodes of one with its usual one job per thread and no
 /// minimum (two rounds; one job per thread with the minimum 1.08×, two without it 1.08×).
 /// With a worker rank's main thread searching too (and so a shorter round trip), one job per
@@ -396,21 +413,23 @@ impl<'a> MpiWorkers<'a> {
     /// The worker (rank − 1) for `job`.
     fn choose(&mut self, job: &Job) -> usize {
         let ranks = self.in_flight.len();
-        let owner = self.owners.of(&job.path);
         let preferred = match self.assignment {
             // Its table holds the subtree.
-            Assignment::Locality => owner.unwrap_or(0),
+            Assignment::Locality => self.owners.of(&job.path).unwrap_or(0),
             Assignment::RoundRobin => {
                 self.next_turn = (self.next_turn + 1) % ranks;
                 self.next_turn
             }
         };
-        let chosen = worker_with_room(&self.in_flight, preferred, self.threads_per_rank);
-        if owner.is_some_and(|owner| owner != chosen) {
-            self.figures[chosen].jobs_moved += 1;
+        // Owners are kept under either assignment, so that both report the jobs they moved.
+        let capacity = self.threads_per_rank * QUEUE_DEPTH;
+        let placed = self
+            .owners
+            .place(&job.path, preferred, &self.in_flight, capacity);
+        if placed.moved {
+            self.figures[placed.worker].jobs_moved += 1;
         }
-        self.owners.record(&job.path, chosen);
-        chosen
+        placed.worker
     }
 
     /// Each worker rank's figures so far.
@@ -498,49 +517,6 @@ impl Workers for MpiWorkers<'_> {
 
     fn abort(&mut self) {
         self.broadcast(&ToWorker::Abort);
-    }
-}
-
-/// Which worker rank's table knows each subtree of the root tree: the worker (rank − 1) that
-/// was sent the last job at each path. Kept under either assignment, so that both report the
-/// jobs they moved ([`RankReport::jobs_moved`]).
-#[derive(Default)]
-struct Owners(HashMap<Vec<u8>, usize>);
-
-impl Owners {
-    /// The worker sent the last job at `path` or, failing that, at its nearest ancestor that
-    /// had one: a leaf expanded into the tree passes its subtree's knowledge on to its
-    /// children.
-    fn of(&self, path: &[u8]) -> Option<usize> {
-        (0..=path.len())
-            .rev()
-            .find_map(|len| self.0.get(&path[..len]).copied())
-    }
-
-    /// Records that `worker` was sent a job at `path`.
-    fn record(&mut self, path: &[u8], worker: usize) {
-        self.0.insert(path.to_vec(), worker);
-    }
-}
-
-/// The worker (rank − 1) to run a job that would best go to `preferred`, given the jobs in
-/// flight on each worker and the threads each runs: the preferred worker while it holds fewer
-/// than [`QUEUE_DEPTH`] jobs per thread, else the worker with the fewest jobs in flight (the
-/// first of them on ties).
-///
-/// Sending a job elsewhere only once the preferred queue is full keeps subtrees on the rank
-/// whose table knows them. Measured against this rule (time of one process with two
-/// threads, geometric mean over `positions/midgame.txt`): sending a job to any worker with a
-/// thread free before queueing it at the preferred one, 1.33× against 1.34× (mean of three
-/// runs, within their noise); on top of that, a leaf keeping its owner when a job at it went
-/// elsewhere, 1.34× against 1.32× (one run).
-fn worker_with_room(in_flight: &[usize], preferred: usize, threads_per_rank: usize) -> usize {
-    if in_flight[preferred] < threads_per_rank * QUEUE_DEPTH {
-        preferred
-    } else {
-        (0..in_flight.len())
-            .min_by_key(|&worker| in_flight[worker])
-            .expect("at least one worker rank")
     }
 }
 
@@ -734,40 +710,6 @@ mod tests {
         let warning = cpu_shortfall_warning(3, 2, 1).expect("1 CPU for 2 threads");
         assert!(warning.contains("rank 3 may run on 1 CPU(s) but has 2 worker threads"));
         assert!(warning.contains("--bind-to none"));
-    }
-
-    #[test]
-    fn a_job_goes_to_its_preferred_worker_until_that_queue_is_full() {
-        let full = QUEUE_DEPTH;
-        assert_eq!(worker_with_room(&[0, 0, 0], 2, 1), 2);
-        assert_eq!(worker_with_room(&[0, 1, full - 1], 2, 1), 2);
-        // The preferred queue is full: the least busy worker (the first on ties) takes it.
-        assert_eq!(worker_with_room(&[1, 0, full], 2, 1), 1);
-        assert_eq!(worker_with_room(&[1, 1, full], 2, 1), 0);
-        // Two threads per rank hold twice the jobs.
-        assert_eq!(worker_with_room(&[0, full], 1, 2), 1);
-        assert_eq!(worker_with_room(&[0, 2 * full], 1, 2), 0);
-    }
-
-    #[test]
-    fn a_subtree_belongs_to_the_worker_sent_the_last_job_at_it_or_its_nearest_ancestor() {
-        let mut owners = Owners::default();
-        assert_eq!(owners.of(&[4, 0]), None);
-        owners.record(&[4], 1);
-        // A leaf below a leaf a worker searched: that worker's table knows it.
-        assert_eq!(owners.of(&[4, 0, 8]), Some(1));
-        assert_eq!(owners.of(&[4]), Some(1));
-        // Not the ancestors' or the siblings'.
-        assert_eq!(owners.of(&[]), None);
-        assert_eq!(owners.of(&[3, 4]), None);
-        // A job at a deeper leaf sent elsewhere moves that subtree alone.
-        owners.record(&[4, 0], 2);
-        assert_eq!(owners.of(&[4, 0, 8]), Some(2));
-        assert_eq!(owners.of(&[4, 1]), Some(1));
-        // The last job decides.
-        owners.record(&[4], 0);
-        assert_eq!(owners.of(&[4, 1]), Some(0));
-        assert_eq!(owners.of(&[4, 0]), Some(2));
     }
 
     /// A solved entry with every number at its largest, so the longest in JSON.

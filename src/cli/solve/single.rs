@@ -6,7 +6,8 @@ use super::progress::{show_progress, with_live_line};
 use super::report::{certificate_text, exit_code, summary_text, SolveJson};
 use crate::cli::args::{PositionArgs, SolveArgs};
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_INTERRUPTED};
-use crate::search::solve_watched;
+use crate::search::private_tables::with_private_tables;
+use crate::search::{solve_on, solve_watched, Engine, Table};
 use std::io::Write;
 
 /// Solves the position the arguments name and prints the result; returns the exit code.
@@ -19,8 +20,24 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     let options = search_options(&args.search, args.attacker)?;
     let mut table = open_table(&args.search)?;
     let stop = interrupt::stop_flag();
+    let private_tables = if args.private_tables {
+        if options.engine != Engine::PnDfpn {
+            anyhow::bail!("--private-tables needs the pn-dfpn engine, whose workers own them");
+        }
+        (0..options.worker_threads())
+            .map(|_| Table::new(args.search.table_mem))
+            .collect::<anyhow::Result<Vec<_>>>()?
+    } else {
+        Vec::new()
+    };
     let report = with_live_line(show_progress(args.search.quiet), &table, |live| {
-        solve_watched(&pos, &options, &table, stop, Some(live))
+        if args.private_tables {
+            with_private_tables(&private_tables, |workers| {
+                solve_on(&pos, &options, &table, stop, Some(live), workers)
+            })
+        } else {
+            solve_watched(&pos, &options, &table, stop, Some(live))
+        }
     });
     let request = certificate::Request {
         path: args.certificate.as_deref(),
