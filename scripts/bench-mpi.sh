@@ -3,15 +3,18 @@
 # solved by one process with 2 threads, by one process whose 2 threads each search against a
 # table of their own (`--private-tables`, as the worker ranks do: what separate tables cost
 # without messages), by `mpirun -np 3` (rank 0 + 2 worker ranks of 1 thread) with locality
-# assignment, and the same with round-robin assignment, interleaved per position; 256 MiB tables, a time limit per solve (default 10s). With `--baseline PATH` (an
-# earlier build with `--features mpi`) its MPI with locality runs in the same loop, so a
-# change to the message layer is compared in one run. With `--one-worker-rank`, also
-# `mpirun -np 2 --bind-to none` with one worker rank of 2 threads: one table, as in one
-# process, so the difference is the message layer alone. With `--rounds N` the whole loop
-# runs N times and each position's times and nodes are summed over the rounds (runs of one
-# build vary by a third on some positions). Prints per position and round the times and,
-# over positions all settle in every round, the geometric-mean time and node ratios to one
-# process.
+# assignment, and the same with round-robin assignment, interleaved per position; 256 MiB
+# tables, a time limit per solve (default 10s). With `--baseline PATH` (an earlier build with
+# `--features mpi`) its MPI with locality runs in the same loop, so a change to the message
+# layer is compared in one run. With `--one-worker-rank`, also `mpirun -np 2 --bind-to none`
+# with one worker rank of 2 threads: one table, as in one process. With `--rounds N` the
+# whole loop runs N times and each position's times and nodes are summed over the rounds
+# (runs of one build vary by a third on some positions). Prints per position and round the
+# times and, over positions all settle in every round, the geometric-mean time and node
+# ratios to one process, the time of each MPI run of two worker ranks against private
+# tables (the message layer, with the queue and minimum of work that hide its round trip),
+# and the share of each MPI run's jobs sent to a rank other than the one that searched their
+# subtree last (`jobs_moved`).
 # Needs a build with `--features mpi` and Open MPI's mpirun.
 # Usage: scripts/bench-mpi.sh [--file FILE] [--limit TIME] [--rounds N] [--baseline PATH]
 #   [--one-worker-rank]

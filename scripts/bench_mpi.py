@@ -1,7 +1,8 @@
 """Formats scripts/bench-mpi.sh's rows (the position's number, then JSON objects, one per
 column named on the command line, one process first; tab-separated) as a table with
-geometric-mean time and node ratios to one process, and for each MPI column the share of its
-jobs that went to a rank other than the one that searched their subtree last. A position met
+geometric-mean time and node ratios to one process, the time of each MPI column of two
+worker ranks against one process with private tables, and for each MPI column the share of
+its jobs that went to a rank other than the one that searched their subtree last. A position met
 again (another round) adds its times and nodes to the earlier rounds'."""
 import json
 import math
@@ -50,12 +51,13 @@ for name, values in time_logs.items():
     node_ratio = math.exp(sum(node_logs[name]) / len(values))
     print(f"{name} / 1 process: {time_ratio:.2f}x the time, {node_ratio:.2f}x the nodes "
           f"(geometric means over {len(values)} positions)")
-# The message layer alone: each MPI column against one process with tables as separate as
-# the worker ranks' (when the run has that column).
+# The message layer (with the queue and minimum of work that hide its round trip): each MPI
+# column of two worker ranks against one process whose two threads have tables as separate
+# as those ranks' (when the run has that column).
 if "private tables" in names:
     base = names.index("private tables")
     for column, name in enumerate(names):
-        if name.startswith("mpi") or name.startswith("baseline"):
+        if name in ("mpi locality", "mpi round-robin", "baseline mpi"):
             logs = [math.log(t["time"][column] / t["time"][base])
                     for t in totals.values() if t["settled"] and column < len(t["time"])]
             if logs:

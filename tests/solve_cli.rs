@@ -229,7 +229,7 @@ fn the_table_grows_with_many_small_pn_dfpn_jobs() {
 }
 
 #[test]
-fn private_tables_give_the_answer_of_one_table_and_need_the_parallel_engine() {
+fn private_tables_give_the_answer_of_one_table_and_refuse_what_they_cannot_serve() {
     let args = [MEDIUM, "--threads", "2", "--table-mem", "16M"];
     let (code, shared) = solve_json(&args);
     assert_eq!(code, 0);
@@ -248,4 +248,26 @@ fn private_tables_give_the_answer_of_one_table_and_need_the_parallel_engine() {
         common::run_uttt(&["solve", "--file", "positions/demo.txt", "--private-tables"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("--private-tables"), "{stderr}");
+    // The workers' tables could not be kept in the file.
+    let (code, _, stderr) = common::run_uttt(&[
+        "solve",
+        MEDIUM,
+        "--private-tables",
+        "--table-file",
+        "unused.tt",
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--table-file"), "{stderr}");
+    // Every worker's table and the root's must fit in memory together.
+    let (code, _, stderr) = common::run_uttt(&[
+        "solve",
+        MEDIUM,
+        "--private-tables",
+        "--threads",
+        "1024",
+        "--table-mem",
+        "1T",
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("do not fit in the"), "{stderr}");
 }

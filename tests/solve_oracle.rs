@@ -54,7 +54,7 @@ fn private_tables_value(notation: &str, table_bytes: u64, check_move: bool) -> S
     solved_value(notation, table_bytes, check_move, |pos, table| {
         let private = [0, 1].map(|_| Table::new(table_bytes).unwrap());
         let stop = AtomicBool::new(false);
-        with_private_tables(&private, |workers| {
+        with_private_tables(&private, None, |workers| {
             solve_on(pos, &options, table, &stop, None, workers)
         })
     })

@@ -17,10 +17,12 @@
 //!
 //! Where the extra nodes of an MPI solve come from: the worker ranks' separate tables, not the
 //! messages. One process whose two threads each search against a table of their own, with
-//! jobs placed and solved subtrees shared as here but no messages (`uttt solve
-//! --private-tables`), took 1.33× the time and 1.36× the nodes of one process with a shared
-//! table, and `-np 3` 1.02× the time of that (1.36× and 1.41× against the shared table;
-//! `scripts/bench-mpi.sh --rounds 2`, 30 positions). In throwaway builds of that one-process
+//! jobs placed as here but no messages (`uttt solve --private-tables`: one job per thread,
+//! no minimum of work, every solved subtree shared), took 1.33× the time and 1.36× the nodes
+//! of one process with a shared table, and `-np 3` 1.02× the time of that (1.36× and 1.41×
+//! against the shared table; `scripts/bench-mpi.sh --rounds 2`, 30 positions): the messages
+//! with the queue and the minimum of work that hide their round trip cost about as much as
+//! those save in idle time. In throwaway builds of that one-process
 //! search (14 positions, three rounds, one job per thread, no minimum of work): never moving
 //! a job from the thread whose table knows its subtree searched 1.00× the nodes of the shared
 //! table but took 1.45× the time, one thread doing most jobs; moving a job only to a thread
@@ -82,7 +84,7 @@
 
 use crate::game::Position;
 use crate::search::dfpn::{Limits, Poll, SolvedEntry};
-use crate::search::placement::Owners;
+use crate::search::placement::{Owners, SHARE_MIN_WORK};
 use crate::search::pn_dfpn::{run_timed_job, Job, JobResult};
 use crate::search::{Table, TableCounters, Workers};
 use mpi::environment::Universe;
@@ -161,13 +163,6 @@ const WORKER_WAIT: Duration = Duration::from_micros(100);
 /// the time and 1.48× the nodes against 1.22× and 1.30× for 5,000 (same run), and 8,000
 /// 1.42× against 1.41× in another.
 const MIN_JOB_WORK: u64 = 5_000;
-/// Subtrees a worker rank solved with at least this many MID calls are passed on to every
-/// other rank, whose tables would otherwise have to solve them again. (Lower thresholds save
-/// nodes but cost more in messages: 16 took 1.49× the time of one process and 1.25× the
-/// nodes, 4 took 1.65× and 1.21×, against 1.45× and 1.29× for 64, in one run; with a worker
-/// rank's main thread searching too, 16 took 1.34× and 1.37× against 1.41× and 1.43×, within
-/// the spread of whole runs.)
-const SHARE_MIN_WORK: u64 = 64;
 /// Solved subtrees rank 0 holds at most for one worker rank until that rank's next jobs; the
 /// oldest are dropped first (they are facts the rank may find again, not work it owes). Sent
 /// in messages of their own as they came in, rank 0 spent 0.2 s of a 2.5 s solve (midgame

@@ -4,6 +4,14 @@
 
 use std::collections::HashMap;
 
+/// Subtrees a worker solved with at least this many MID calls are passed on to every other
+/// worker (over MPI: rank), whose table would otherwise have to solve them again. (Over MPI,
+/// lower thresholds save nodes but cost more in messages: 16 took 1.49× the time of one
+/// process and 1.25× the nodes, 4 took 1.65× and 1.21×, against 1.45× and 1.29× for 64, in
+/// one run; with a worker rank's main thread searching too, 16 took 1.34× and 1.37× against
+/// 1.41× and 1.43×, within the spread of whole runs.)
+pub const SHARE_MIN_WORK: u64 = 64;
+
 /// Which worker's table knows each subtree of the root tree: the worker that was sent the
 /// last job at each path.
 #[derive(Default)]
@@ -29,8 +37,8 @@ impl Owners {
     }
 
     /// Chooses the worker of a job at `path` that would best go to `preferred` (see
-    /// [`worker_with_room`]; `capacity` jobs in flight fill a worker), and records it as the
-    /// owner of the job's subtree from now on.
+    /// [`worker_with_room`], whose conditions apply; `capacity` jobs in flight fill a worker),
+    /// and records it as the owner of the job's subtree from now on.
     pub fn place(
         &mut self,
         path: &[u8],
@@ -49,8 +57,9 @@ impl Owners {
 }
 
 /// The worker to run a job that would best go to `preferred`, given the jobs in flight on
-/// each worker: the preferred worker while it holds fewer than `capacity`, else the worker
-/// with the fewest jobs in flight (the first of them on ties).
+/// each worker (at least one; `preferred` is one of them): the preferred worker while it
+/// holds fewer than `capacity`, else the worker with the fewest jobs in flight (the first of
+/// them on ties).
 ///
 /// Sending a job elsewhere only once the preferred worker is full keeps subtrees with the
 /// table that knows them. Measured against this rule over MPI (time of one process with two

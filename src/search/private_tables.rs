@@ -1,20 +1,20 @@
 //! PN-DFPN workers that each search against a table of their own, in this process: what the
 //! worker ranks of an MPI run do, without the messages (`uttt solve --private-tables`). Jobs
-//! are placed as MPI's locality places them ([`Owners`]), one per thread, and a job's solved
-//! subtrees go into every other worker's table as its result comes in, as MPI passes them on.
-//! So the time of a solve against one process's shared table is what separate tables cost,
-//! and the time of an MPI solve against this is what the message layer costs.
+//! are placed as MPI's locality places them ([`Owners`]), and a job's solved subtrees go into
+//! every other worker's table as its result comes in, as MPI passes them on. Unlike over MPI,
+//! a thread holds one job at a time and a job has no minimum of work (there is no round trip
+//! to hide), and every solved subtree of [`SHARE_MIN_WORK`] or more is shared at once. So the
+//! time of a solve against one process's shared table is what separate tables cost, and the
+//! time of an MPI solve against this is what the message layer costs together with the queue
+//! and the minimum that hide its round trip.
 
-use super::dfpn::Limits;
-use super::placement::Owners;
+use super::dfpn::{Limits, LiveStats};
+use super::placement::{Owners, SHARE_MIN_WORK};
 use super::pn_dfpn::{run_timed_job, Job, JobResult, Workers};
 use super::{Table, TableCounters};
 use crate::game::Position;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-
-/// Solved subtrees of at least this many MID calls are shared, as over MPI.
-const SHARE_MIN_WORK: u64 = 64;
 
 /// The workers of [`with_private_tables`].
 struct PrivateTableWorkers<'a> {
@@ -22,6 +22,8 @@ struct PrivateTableWorkers<'a> {
     jobs: Vec<crossbeam_channel::Sender<(Position, f64, Job)>>,
     results: crossbeam_channel::Receiver<(usize, JobResult)>,
     abort: &'a AtomicBool,
+    /// Raised by a worker thread that panicked: its job's result will never come.
+    failed: &'a AtomicBool,
     /// The current search's root and ε.
     search: Option<(Position, f64)>,
     in_flight: Vec<usize>,
@@ -56,10 +58,11 @@ impl Workers for PrivateTableWorkers<'_> {
     fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
         let (worker, mut result) = match self.results.recv_timeout(timeout) {
             Ok(received) => received,
-            Err(crossbeam_channel::RecvTimeoutError::Timeout) => return None,
-            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+            // Waiting on would never end: the root loop waits for every job in flight.
+            Err(_) if self.failed.load(Ordering::Relaxed) => {
                 panic!("a worker thread ended with a job in flight")
             }
+            Err(_) => return None,
         };
         self.in_flight[worker] -= 1;
         let mut counters = TableCounters::default();
@@ -78,11 +81,34 @@ impl Workers for PrivateTableWorkers<'_> {
     }
 }
 
-/// Calls `f` with PN-DFPN workers, one thread per table of `tables`, each searching against
-/// its own; the threads end when `f` returns.
-pub fn with_private_tables<R>(tables: &[Table], f: impl FnOnce(&mut dyn Workers) -> R) -> R {
+/// Raises its flag when dropped while its thread panics.
+struct PanicFlag<'a>(&'a AtomicBool);
+
+impl Drop for PanicFlag<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Calls `f` with PN-DFPN workers, one thread per table of `tables` (at least one), each
+/// searching against its own and counting its nodes in `live`; the threads end when `f`
+/// returns.
+pub fn with_private_tables<R>(
+    tables: &[Table],
+    live: Option<&LiveStats>,
+    f: impl FnOnce(&mut dyn Workers) -> R,
+) -> R {
+    assert!(!tables.is_empty(), "workers need at least one table");
     let abort = AtomicBool::new(false);
-    let limits = Limits::stop_only(&abort);
+    let failed = AtomicBool::new(false);
+    // The root loop ends the jobs at a deadline (by `Workers::abort`), as over MPI.
+    let limits = Limits {
+        stop: &abort,
+        deadline: None,
+        live,
+    };
     let (result_tx, results) = crossbeam_channel::unbounded();
     std::thread::scope(|scope| {
         let jobs = tables
@@ -91,7 +117,9 @@ pub fn with_private_tables<R>(tables: &[Table], f: impl FnOnce(&mut dyn Workers)
             .map(|(worker, table)| {
                 let (job_tx, job_rx) = crossbeam_channel::unbounded::<(Position, f64, Job)>();
                 let result_tx = result_tx.clone();
+                let failed = &failed;
                 scope.spawn(move || {
+                    let _flag = PanicFlag(failed);
                     for (root, epsilon, job) in job_rx {
                         let result = run_timed_job(&root, &job, table, epsilon, limits, None);
                         if result_tx.send((worker, result)).is_err() {
@@ -102,20 +130,19 @@ pub fn with_private_tables<R>(tables: &[Table], f: impl FnOnce(&mut dyn Workers)
                 job_tx
             })
             .collect();
-        // Only the threads hold senders now: a thread that panicked closes the channel.
         drop(result_tx);
         let mut workers = PrivateTableWorkers {
             tables,
             jobs,
             results,
             abort: &abort,
+            failed: &failed,
             search: None,
             in_flight: vec![0; tables.len()],
             owners: Owners::default(),
         };
-        let answer = f(&mut workers);
-        // Dropping the workers closes the job channels: the threads finish.
-        drop(workers);
-        answer
+        // Dropping the workers, also when `f` panics, closes the job channels: the threads
+        // finish and the scope ends.
+        f(&mut workers)
     })
 }

@@ -551,7 +551,7 @@ pub fn available_memory() -> Option<u64> {
 }
 
 /// Bytes for people, in binary units: `512 MiB`, `1.5 GiB`.
-fn show_bytes(bytes: u64) -> String {
+pub fn show_bytes(bytes: u64) -> String {
     const GIB: f64 = (1u64 << 30) as f64;
     if bytes >= 1 << 30 {
         format!("{:.1} GiB", bytes as f64 / GIB)

@@ -7,7 +7,8 @@ use super::report::{certificate_text, exit_code, summary_text, SolveJson};
 use crate::cli::args::{PositionArgs, SolveArgs};
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_INTERRUPTED};
 use crate::search::private_tables::with_private_tables;
-use crate::search::{solve_on, solve_watched, Engine, Table};
+use crate::search::table::{available_memory, show_bytes};
+use crate::search::{solve_on, solve_watched, Engine, SolveOptions, Table};
 use std::io::Write;
 
 /// Solves the position the arguments name and prints the result; returns the exit code.
@@ -18,21 +19,16 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     };
     let pos = position.resolve()?;
     let options = search_options(&args.search, args.attacker)?;
-    let mut table = open_table(&args.search)?;
-    let stop = interrupt::stop_flag();
     let private_tables = if args.private_tables {
-        if options.engine != Engine::PnDfpn {
-            anyhow::bail!("--private-tables needs the pn-dfpn engine, whose workers own them");
-        }
-        (0..options.worker_threads())
-            .map(|_| Table::new(args.search.table_mem))
-            .collect::<anyhow::Result<Vec<_>>>()?
+        private_tables(&options, args.search.table_mem)?
     } else {
         Vec::new()
     };
+    let mut table = open_table(&args.search)?;
+    let stop = interrupt::stop_flag();
     let report = with_live_line(show_progress(args.search.quiet), &table, |live| {
         if args.private_tables {
-            with_private_tables(&private_tables, |workers| {
+            with_private_tables(&private_tables, Some(live), |workers| {
                 solve_on(&pos, &options, &table, stop, Some(live), workers)
             })
         } else {
@@ -66,4 +62,23 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     } else {
         exit_code(report.verdict)
     })
+}
+
+/// A table of `bytes` for each worker thread of `options`, if the memory available holds
+/// them and the root's table as well.
+fn private_tables(options: &SolveOptions, bytes: u64) -> anyhow::Result<Vec<Table>> {
+    if options.engine != Engine::PnDfpn {
+        anyhow::bail!("--private-tables needs the pn-dfpn engine, whose workers own them");
+    }
+    let threads = options.worker_threads();
+    let needed = bytes.saturating_mul(threads as u64 + 1);
+    if let Some(available) = available_memory().filter(|&available| needed > available) {
+        anyhow::bail!(
+            "--private-tables: {threads} worker tables and the root's, of --table-mem {} each, \
+             do not fit in the {} of memory available (lower --table-mem or --threads)",
+            show_bytes(bytes),
+            show_bytes(available)
+        );
+    }
+    (0..threads).map(|_| Table::new(bytes)).collect()
 }
