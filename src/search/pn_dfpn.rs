@@ -283,6 +283,21 @@ struct LocalWorkers<'a> {
     jobs: crossbeam_channel::Sender<Job>,
     results: crossbeam_channel::Receiver<JobResult>,
     abort: &'a AtomicBool,
+    /// Raised by a worker thread that panicked: its job's result will never come.
+    failed: &'a AtomicBool,
+}
+
+/// Raises its flag when dropped while its thread panics: a worker thread holds one, so that
+/// the root loop, which waits for every job in flight, learns that one result will never
+/// come even while the other threads keep the result channel open.
+pub(crate) struct PanicFlag<'a>(pub(crate) &'a AtomicBool);
+
+impl Drop for PanicFlag<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 impl Workers for LocalWorkers<'_> {
@@ -305,12 +320,11 @@ impl Workers for LocalWorkers<'_> {
     fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
         match self.results.recv_timeout(timeout) {
             Ok(result) => Some(result),
-            Err(crossbeam_channel::RecvTimeoutError::Timeout) => None,
-            // Only a panicking worker closes the channel while jobs are in flight: waiting for
-            // its result would never end.
-            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+            // Waiting for a panicked worker's result would never end.
+            Err(_) if self.failed.load(Ordering::Relaxed) => {
                 panic!("a PN-DFPN worker thread ended with a job in flight")
             }
+            Err(_) => None,
         }
     }
 
@@ -330,6 +344,7 @@ pub fn search(
     node_budget: u64,
 ) -> PnDfpnRun {
     let abort = AtomicBool::new(false);
+    let failed = AtomicBool::new(false);
     let worker_limits = Limits {
         stop: &abort,
         deadline: limits.deadline,
@@ -342,7 +357,9 @@ pub fn search(
         for _ in 0..threads {
             let job_rx = job_rx.clone();
             let result_tx = result_tx.clone();
+            let failed = &failed;
             scope.spawn(move || {
+                let _flag = PanicFlag(failed);
                 for job in job_rx {
                     let result =
                         run_timed_job(root, &job, table, config.epsilon, worker_limits, None);
@@ -358,6 +375,7 @@ pub fn search(
             jobs: job_tx,
             results: result_rx,
             abort: &abort,
+            failed: &failed,
         };
         // Dropping `workers` closes the job channel: the threads finish and the scope ends.
         search_on(
@@ -878,6 +896,26 @@ mod tests {
         let stopped = polled(&stop, &mut || stop.store(true, Ordering::Relaxed));
         assert!(stopped.work <= 105, "{} MID calls", stopped.work);
         assert!(!stopped.numbers.is_solved());
+    }
+
+    #[test]
+    fn a_worker_thread_that_panics_raises_its_flag_and_one_that_ends_does_not() {
+        let failed = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let ended = scope.spawn(|| {
+                let _flag = PanicFlag(&failed);
+            });
+            assert!(ended.join().is_ok());
+        });
+        assert!(!failed.load(Ordering::Relaxed));
+        std::thread::scope(|scope| {
+            let panicked = scope.spawn(|| {
+                let _flag = PanicFlag(&failed);
+                panic!("a worker's bug");
+            });
+            assert!(panicked.join().is_err());
+        });
+        assert!(failed.load(Ordering::Relaxed));
     }
 
     #[test]

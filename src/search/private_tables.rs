@@ -10,7 +10,7 @@
 
 use super::dfpn::{Limits, LiveStats};
 use super::placement::{Owners, SHARE_MIN_WORK};
-use super::pn_dfpn::{run_timed_job, Job, JobResult, Workers};
+use super::pn_dfpn::{run_timed_job, Job, JobResult, PanicFlag, Workers};
 use super::{Table, TableCounters};
 use crate::game::Position;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -78,17 +78,6 @@ impl Workers for PrivateTableWorkers<'_> {
 
     fn abort(&mut self) {
         self.abort.store(true, Ordering::Relaxed);
-    }
-}
-
-/// Raises its flag when dropped while its thread panics.
-struct PanicFlag<'a>(&'a AtomicBool);
-
-impl Drop for PanicFlag<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.store(true, Ordering::Relaxed);
-        }
     }
 }
 
