@@ -24,6 +24,7 @@ use super::numbers::{add, child_thresholds, select_child, Numbers, INFINITY};
 use super::table::{Table, TableCounters};
 use super::table_key;
 use crate::game::{Move, Player, Position};
+use crossbeam_channel::RecvTimeoutError;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -320,11 +321,9 @@ impl Workers for LocalWorkers<'_> {
     fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
         match self.results.recv_timeout(timeout) {
             Ok(result) => Some(result),
+            Err(RecvTimeoutError::Timeout) if !self.failed.load(Ordering::Relaxed) => None,
             // Waiting for a panicked worker's result would never end.
-            Err(_) if self.failed.load(Ordering::Relaxed) => {
-                panic!("a PN-DFPN worker thread ended with a job in flight")
-            }
-            Err(_) => None,
+            Err(_) => panic!("a PN-DFPN worker thread ended with a job in flight"),
         }
     }
 

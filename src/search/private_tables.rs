@@ -13,6 +13,7 @@ use super::placement::{Owners, SHARE_MIN_WORK};
 use super::pn_dfpn::{run_timed_job, Job, JobResult, PanicFlag, Workers};
 use super::{Table, TableCounters};
 use crate::game::Position;
+use crossbeam_channel::RecvTimeoutError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -58,11 +59,9 @@ impl Workers for PrivateTableWorkers<'_> {
     fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
         let (worker, mut result) = match self.results.recv_timeout(timeout) {
             Ok(received) => received,
+            Err(RecvTimeoutError::Timeout) if !self.failed.load(Ordering::Relaxed) => return None,
             // Waiting on would never end: the root loop waits for every job in flight.
-            Err(_) if self.failed.load(Ordering::Relaxed) => {
-                panic!("a worker thread ended with a job in flight")
-            }
-            Err(_) => return None,
+            Err(_) => panic!("a worker thread ended with a job in flight"),
         };
         self.in_flight[worker] -= 1;
         let mut counters = TableCounters::default();
