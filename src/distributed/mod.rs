@@ -85,7 +85,7 @@
 use crate::game::Position;
 use crate::search::dfpn::{Limits, Poll, SolvedEntry};
 use crate::search::placement::{Owners, SHARE_MIN_WORK};
-use crate::search::pn_dfpn::{run_timed_job, Job, JobResult};
+use crate::search::pn_dfpn::{run_timed_job, work_through_jobs, Job, JobResult};
 use crate::search::{Table, TableCounters, Workers};
 use mpi::environment::Universe;
 use mpi::topology::{Process, SimpleCommunicator};
@@ -547,12 +547,9 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buf
             let job_rx = job_rx.clone();
             let result_tx = result_tx.clone();
             scope.spawn(move || {
-                for (root, epsilon, job) in job_rx {
-                    let result = run_timed_job(&root, &job, table, epsilon, limits, None);
-                    if result_tx.send(result).is_err() {
-                        break;
-                    }
-                }
+                work_through_jobs(job_rx, table, limits, |result| {
+                    result_tx.send(result).is_ok()
+                });
             });
         }
         let mut rank = WorkerRank {

@@ -537,6 +537,23 @@ pub fn run_timed_job<'a>(
     result
 }
 
+/// A worker thread's loop where each job comes with its search's root and ε (the helper
+/// threads of an MPI worker rank, the workers of `--private-tables`): runs every job from
+/// `jobs` against `table` and hands its result to `deliver`, until the jobs end or `deliver`
+/// returns false (nobody takes results any more).
+pub fn work_through_jobs(
+    jobs: crossbeam_channel::Receiver<(Position, f64, Job)>,
+    table: &Table,
+    limits: Limits,
+    mut deliver: impl FnMut(JobResult) -> bool,
+) {
+    for (root, epsilon, job) in jobs {
+        if !deliver(run_timed_job(&root, &job, table, epsilon, limits, None)) {
+            break;
+        }
+    }
+}
+
 /// Walks down by the virtual numbers to the most-proving leaf, marks it in flight, and
 /// returns its job; `None` when every path is virtually solved.
 fn select_job(tree: &mut Tree, attacker: Player, config: &PnDfpnConfig) -> Option<Job> {

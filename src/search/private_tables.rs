@@ -10,7 +10,7 @@
 
 use super::dfpn::{Limits, LiveStats};
 use super::placement::{Owners, SHARE_MIN_WORK};
-use super::pn_dfpn::{run_timed_job, Job, JobResult, PanicFlag, Workers};
+use super::pn_dfpn::{work_through_jobs, Job, JobResult, PanicFlag, Workers};
 use super::{Table, TableCounters};
 use crate::game::Position;
 use crossbeam_channel::RecvTimeoutError;
@@ -108,12 +108,9 @@ pub fn with_private_tables<R>(
                 let failed = &failed;
                 scope.spawn(move || {
                     let _flag = PanicFlag(failed);
-                    for (root, epsilon, job) in job_rx {
-                        let result = run_timed_job(&root, &job, table, epsilon, limits, None);
-                        if result_tx.send((worker, result)).is_err() {
-                            break;
-                        }
-                    }
+                    work_through_jobs(job_rx, table, limits, |result| {
+                        result_tx.send((worker, result)).is_ok()
+                    });
                 });
                 job_tx
             })
