@@ -255,4 +255,24 @@ pub struct GenArgs {
     /// Also keep games that ended before `--plies` moves (by default they are redrawn).
     #[arg(long)]
     pub allow_finished: bool,
+    /// How moves are chosen: `random` (uniform playouts) or `search` (each move by short
+    /// searches of every candidate, with seeded noise: positions like those of played games).
+    #[arg(long, value_enum, default_value_t = GenPlayer::Random)]
+    pub player: GenPlayer,
+    /// With `--player search`: MID calls for each candidate move's solve.
+    #[arg(long, default_value_t = 20_000, value_name = "N")]
+    pub search_nodes: u64,
+    /// With `--player search`: the spread of the random amount added to each candidate's
+    /// score (a win scores 4, a move that cannot lose 3, an open move 2-3, a draw 2, a loss 0).
+    #[arg(long, default_value_t = 0.3, value_name = "X")]
+    pub noise: f64,
+}
+
+/// How `uttt gen` chooses moves.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GenPlayer {
+    /// Uniformly random legal moves.
+    Random,
+    /// The best move by short searches, with seeded noise.
+    Search,
 }

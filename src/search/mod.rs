@@ -6,6 +6,7 @@ pub mod certify;
 pub mod dfpn;
 pub mod numbers;
 pub mod placement;
+pub mod player;
 pub mod pn_dfpn;
 pub mod private_tables;
 pub mod rules;
@@ -16,6 +17,7 @@ pub use analyze::{analyze, Analysis, MoveAnalysis};
 pub use certify::{certify, claims_for, Certificate, CertifyError};
 pub use dfpn::LiveStats;
 pub use numbers::Numbers;
+pub use player::SearchPlayer;
 pub use pn_dfpn::Workers;
 pub use solve::{
     solve, solve_on, solve_watched, BinaryOutcome, Engine, SearchReport, SolveOptions, SolveReport,
