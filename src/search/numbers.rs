@@ -67,29 +67,34 @@ impl Numbers {
 /// there (df-pn+ style). Any positive estimates keep DFPN sound: they only steer which leaf is
 /// expanded next.
 ///
-/// In the attacker's terms (its proof number pn, its disproof number dn):
+/// In the attacker's terms (its proof number pn, its disproof number dn), each side's number
+/// is built the same way from that side's point of view:
 /// * **Mobility**: the side to move needs one good move, its opponent must refute them all, so
 ///   the side to move's number is 1 and the other is 2 · (moves worth searching).
-/// * **Live lines**: dn is multiplied by the number of big-board lines the attacker could
-///   still complete. A disproof ends only when every such line is spoiled (the dead-attacker
-///   rule) or the game ends, so each live line is more the defender must do.
-/// * **Defender threats**: dn is halved (rounded up) when the defender has a winning board,
-///   since it may end the game itself.
+/// * **Live lines**: each number is multiplied by the count of big-board lines the *other*
+///   side could still complete. A disproof ends only when every line of the attacker is
+///   spoiled (the dead-attacker rule) or the game ends, so each live line of the attacker is
+///   more the defender must do; symmetrically, each live line of the defender is a way for it
+///   to win (which disproves the attacker as surely) that a proof must keep shut.
+/// * **Threats**: when the attacker has a winning board (see
+///   [`super::rules::winning_boards`]) its mobility part of pn is halved (rounded up) before the
+///   line factor, and when the defender has one, dn is halved after it: that side may end the
+///   game itself. (The order is measured: halving pn after the factor took 1.09× the nodes,
+///   halving dn before it 1.07×.)
 ///
-/// Measured on `positions/midgame.txt` by DFPN node counts (`scripts/compare-nodes.sh`, one
-/// thread, so the counts are exact): mobility alone with δ = 2·moves was best among 1, 2 and 4
-/// per move (1·moves took 1.12×, 4·moves 1.10×, no mobility 3.3× the time). Against mobility
-/// alone, the live-line factor took 0.874× the nodes (geometric mean; 0.696× in total), with
-/// the threat halving 0.867× (0.694×; the hardest draw 0.32×); squaring the line count 0.966×,
-/// weighting lines by the boards already won on them 0.935×, and raising pn when few lines are
-/// left 1.46×.
+/// Measured by DFPN node counts on `positions/midgame.txt` (`scripts/compare-nodes.sh`; the
+/// figures are in BENCHMARKS.md).
 pub fn initial_numbers(node: &OpenNode) -> Numbers {
     let mobility = 2 * node.moves.len() as u32;
-    let (pn, mut dn) = if node.attacker_to_move {
+    let (mut pn, mut dn) = if node.attacker_to_move {
         (1, mobility)
     } else {
         (mobility, 1)
     };
+    if node.attacker_threatens {
+        pn = pn.div_ceil(2);
+    }
+    pn *= node.defender_lines.max(1);
     dn *= node.attacker_lines.max(1);
     if node.defender_threatens {
         dn = dn.div_ceil(2);
@@ -191,13 +196,21 @@ mod tests {
     use super::*;
     use crate::game::MoveSet;
 
-    /// The estimate as the attacker's (pn, dn), for `moves` moves.
-    fn attacker_estimate(moves: u32, to_move: bool, lines: u32, threatens: bool) -> (u32, u32) {
+    /// The estimate as the attacker's (pn, dn), for `moves` moves, the attacker's and the
+    /// defender's live lines, and which sides have winning boards.
+    fn attacker_estimate(
+        moves: u32,
+        to_move: bool,
+        lines: (u32, u32),
+        threatens: (bool, bool),
+    ) -> (u32, u32) {
         let numbers = initial_numbers(&OpenNode {
             moves: MoveSet((1u128 << moves) - 1),
             attacker_to_move: to_move,
-            attacker_lines: lines,
-            defender_threatens: threatens,
+            attacker_lines: lines.0,
+            defender_lines: lines.1,
+            attacker_threatens: threatens.0,
+            defender_threatens: threatens.1,
         });
         assert!(numbers.phi >= 1 && numbers.delta >= 1, "{numbers:?}");
         assert!(numbers.phi < MAX_FINITE && numbers.delta < MAX_FINITE);
@@ -210,16 +223,21 @@ mod tests {
 
     #[test]
     fn initial_estimates_follow_mobility_live_lines_and_threats() {
+        let none = (false, false);
         // The side to move needs one move; its opponent must refute every one.
-        assert_eq!(attacker_estimate(5, true, 1, false), (1, 10));
-        assert_eq!(attacker_estimate(5, false, 1, false), (10, 1));
-        // Each live line of the attacker makes its disproof look dearer.
-        assert_eq!(attacker_estimate(5, true, 3, false), (1, 30));
-        assert_eq!(attacker_estimate(5, false, 8, false), (10, 8));
-        // A defender that could win with one move makes it look cheaper, never below 1.
-        assert_eq!(attacker_estimate(5, true, 3, true), (1, 15));
-        assert_eq!(attacker_estimate(5, false, 1, true), (10, 1));
-        assert_eq!(attacker_estimate(81, true, 8, true), (1, 648));
+        assert_eq!(attacker_estimate(5, true, (1, 0), none), (1, 10));
+        assert_eq!(attacker_estimate(5, false, (1, 1), none), (10, 1));
+        // Each live line of a side makes the other side's goal look dearer.
+        assert_eq!(attacker_estimate(5, true, (3, 1), none), (1, 30));
+        assert_eq!(attacker_estimate(5, false, (8, 1), none), (10, 8));
+        assert_eq!(attacker_estimate(5, true, (3, 4), none), (4, 30));
+        assert_eq!(attacker_estimate(5, false, (2, 3), none), (30, 2));
+        // A side that could win with one move makes its own goal look cheaper, never below 1.
+        assert_eq!(attacker_estimate(5, true, (3, 1), (false, true)), (1, 15));
+        assert_eq!(attacker_estimate(5, false, (1, 1), (false, true)), (10, 1));
+        assert_eq!(attacker_estimate(81, true, (8, 1), (false, true)), (1, 648));
+        assert_eq!(attacker_estimate(5, false, (2, 3), (true, false)), (15, 2));
+        assert_eq!(attacker_estimate(5, true, (2, 3), (true, true)), (3, 10));
     }
 
     #[test]

@@ -44,9 +44,14 @@ pub struct OpenNode {
     /// How many lines of the big board the attacker could still complete (1 to 8, see
     /// [`live_lines`]).
     pub attacker_lines: u32,
+    /// How many lines of the big board the defender could still complete (0 to 8): each is a
+    /// way for it to win, which answers the question as surely as spoiling the attacker's lines.
+    pub defender_lines: u32,
     /// Whether the defender has a winning board (see [`winning_boards`]): a board where one
     /// move of its would win the game, were it allowed to play there.
     pub defender_threatens: bool,
+    /// Whether the attacker has a winning board.
+    pub attacker_threatens: bool,
 }
 
 /// Whether the side to move reaches its goal in the question "does `attacker` win?": the
@@ -98,16 +103,18 @@ pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
         return Evaluation::Solved(Numbers::PROVED);
     }
     let attacker_to_move = me == attacker;
-    let defender_winning_boards = if attacker_to_move {
-        threats
+    let (attacker_winning_boards, defender_winning_boards) = if attacker_to_move {
+        (my_winning_boards, threats)
     } else {
-        my_winning_boards
+        (threats, my_winning_boards)
     };
     Evaluation::Open(OpenNode {
         moves: safe,
         attacker_to_move,
         attacker_lines,
+        defender_lines: live_lines(pos, attacker.opponent()),
         defender_threatens: defender_winning_boards != 0,
+        attacker_threatens: attacker_winning_boards != 0,
     })
 }
 
