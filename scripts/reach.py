@@ -15,10 +15,10 @@ def positions(path):
             yield number, fields[0], fields[1] if len(fields) > 1 else None
 
 
-def solve(binary, position, threads, limit_s, table_mem):
+def solve(binary, options, position, threads, limit_s, table_mem):
     """One solve in a fresh process: a dict of result, wall seconds, nodes and fill."""
     command = [binary, "solve", position, "--json", "--quiet", "--threads", str(threads),
-               "--time-limit", f"{limit_s}s"]
+               "--time-limit", f"{limit_s}s", *options.split()]
     if table_mem:
         command += ["--table-mem", table_mem]
     began = time.monotonic()
@@ -58,37 +58,49 @@ def main():
     parser.add_argument("--file", default="positions/reach.txt")
     parser.add_argument("--quick", action="store_true",
                         help="every third position, 60-s pass only")
+    parser.add_argument("--lines", help="only these file line numbers (comma-separated)")
     parser.add_argument("--no-long", action="store_true", help="skip the long pass")
     parser.add_argument("--limit", type=float, default=60)
     parser.add_argument("--long-limit", type=float, default=600)
     parser.add_argument("--long-table", default="8G")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--uttt-options", default="",
+                        help="more `uttt solve` options for the build measured (short pass)")
+    parser.add_argument("--baseline-options", default="",
+                        help="more `uttt solve` options for the baseline (short pass)")
     args = parser.parse_args()
     lines = list(positions(args.file))
+    if args.lines:
+        wanted = {int(n) for n in args.lines.split(",")}
+        lines = [line for line in lines if line[0] in wanted]
     if args.quick:
         lines = lines[::3]
-    builds = [("new", args.uttt)] + ([("base", args.baseline)] if args.baseline else [])
+    builds = [("new", args.uttt, args.uttt_options)]
+    if args.baseline:
+        builds.append(("base", args.baseline, args.baseline_options))
     passes = [("short", args.limit, None)]
     if not (args.quick or args.no_long):
         passes.append(("long", args.long_limit, args.long_table))
     # results[pass][build][index]
-    results = {name: {b: [None] * len(lines) for b, _ in builds} for name, _, _ in passes}
+    results = {name: {b: [None] * len(lines) for b, _, _ in builds} for name, _, _ in passes}
     header = "".join(f" | {b:>4}: {'answer':>8} {'time s':>8} {'nodes':>11} {'fill':>5}"
-                     for b, _ in builds)
+                     for b, _, _ in builds)
     mismatches = 0
     for name, limit, table in passes:
         print(f"# pass {name}: {limit:g} s, table {table or 'default'}, "
               f"{args.threads} threads", flush=True)
         print(f"{'line':>4} {'expected':>8}{header}", flush=True)
         for index, (number, position, expected) in enumerate(lines):
-            if name != "short" and all(settled(results["short"][b][index]) for b, _ in builds):
+            if name != "short" and all(settled(results["short"][b][index]) for b, _, _ in builds):
                 continue
             row = f"{number:>4} {expected or '?':>8}"
-            for build, binary in builds:
+            for build, binary, options in builds:
                 if name != "short" and settled(results["short"][build][index]):
                     run = None
                 else:
-                    run = solve(binary, position, args.threads, limit, table)
+                    # The long pass sets its own table, so the options' table size yields.
+                    extra = options if name == "short" else ""
+                    run = solve(binary, extra, position, args.threads, limit, table)
                     results[name][build][index] = run
                     if settled(run) and expected and run["result"] != expected:
                         mismatches += 1
@@ -96,7 +108,7 @@ def main():
                 row += f" | {build:>4}: {show(run)}"
             print(row, flush=True)
     print()
-    for build, _ in builds:
+    for build, _, _ in builds:
         counts = []
         ever = [False] * len(lines)
         for name, limit, table in passes:
@@ -121,7 +133,7 @@ def main():
                   f"{len(ratios)} positions both settle (each build's settling run)")
         for i in range(len(lines)):
             answers = {settled(results[n][b][i]) and results[n][b][i]["result"]
-                       for n, _, _ in passes for b, _ in builds} - {False}
+                       for n, _, _ in passes for b, _, _ in builds} - {False}
             if len(answers) > 1:
                 print(f"DISAGREEMENT on line {lines[i][0]}: {sorted(answers)}")
                 mismatches += 1

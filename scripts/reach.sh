@@ -6,10 +6,12 @@
 # time, nodes and final table fill of each build, then the settled counts per limit and the
 # geometric-mean time ratio over positions both builds settle.
 #
-# It runs for HOURS (up to 2 x 40 x 11 minutes with a baseline); --quick takes every third
+# It runs for HOURS (up to 2 x 42 x 11 minutes with a baseline); --quick takes every third
 # position and the 60-s pass only (about 30 minutes with a baseline).
 # Usage: scripts/reach.sh [--uttt BIN] [--baseline BIN] [--quick] [--file FILE]
 #        [--limit S] [--long-limit S] [--long-table SIZE] [--threads N] [--no-long]
+#        [--lines 2,8] [--uttt-options "..."] [--baseline-options "..."]
+# (the same binary twice with different options compares settings, e.g. --table-mem 4G)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec python3 scripts/reach.py "$@"

@@ -262,6 +262,23 @@ impl Position {
         winnable
     }
 
+    /// [`Position::winnable_boards`] of both players at once, indexed by [`Player::index`]
+    /// (one pass over the open boards).
+    pub fn winnable_boards_of_both(&self) -> [u16; 2] {
+        let mut winnable = self.won;
+        let mut open = FULL_MASK & !self.closed;
+        while open != 0 {
+            let board = open.trailing_zeros() as usize;
+            open &= open - 1;
+            for player in [Player::X, Player::O] {
+                if has_free_line(self.local_cells(player.opponent(), board)) {
+                    winnable[player.index()] |= 1 << board;
+                }
+            }
+        }
+        winnable
+    }
+
     /// Number of stones on the board.
     pub fn stone_count(&self) -> u32 {
         self.cells[0].count_ones() + self.cells[1].count_ones()

@@ -105,6 +105,31 @@ pub fn has_free_line(blockers: u16) -> bool {
     FREE_LINE[(blockers & FULL_MASK) as usize]
 }
 
+const fn build_line_count_table() -> [u8; 512] {
+    let mut table = [0u8; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        let mut i = 0;
+        while i < LINES.len() {
+            if mask as u16 & LINES[i] == LINES[i] {
+                table[mask] += 1;
+            }
+            i += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+/// `LINE_COUNT[m]` is the number of lines of the 3×3 grid whose every index is in `m`.
+static LINE_COUNT: [u8; 512] = build_line_count_table();
+
+/// How many lines of the 3×3 grid lie wholly within the 9-bit mask `mask` (0 to 8).
+#[inline(always)]
+pub fn lines_within(mask: u16) -> u32 {
+    u32::from(LINE_COUNT[(mask & FULL_MASK) as usize])
+}
+
 const fn build_open_expansion() -> [u128; 512] {
     let mut table = [0u128; 512];
     let mut mask = 0;

@@ -20,7 +20,7 @@
 //!   others cannot change the node's value ([`safe_moves`]).
 
 use super::numbers::Numbers;
-use crate::game::tables::{completing_indices, has_line, FULL_MASK, LINES};
+use crate::game::tables::{completing_indices, has_line, lines_within, FULL_MASK};
 use crate::game::{Move, MoveSet, Outcome, Player, Position};
 
 /// What the static rules say about a position, for one binary question.
@@ -89,7 +89,8 @@ pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
         // An immediate win (see `immediate_win`).
         return Evaluation::Solved(Numbers::PROVED);
     }
-    let attacker_lines = live_lines(pos, attacker);
+    let winnable = pos.winnable_boards_of_both();
+    let attacker_lines = lines_within(winnable[attacker.index()]);
     if attacker_lines == 0 {
         return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
@@ -112,7 +113,7 @@ pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
         moves: safe,
         attacker_to_move,
         attacker_lines,
-        defender_lines: live_lines(pos, attacker.opponent()),
+        defender_lines: lines_within(winnable[attacker.opponent().index()]),
         defender_threatens: defender_winning_boards != 0,
         attacker_threatens: attacker_winning_boards != 0,
     })
@@ -371,16 +372,13 @@ pub fn can_still_win(pos: &Position, player: Player) -> bool {
 /// lines that consist of [`Position::winnable_boards`] alone (whose doc comment proves that no
 /// other board can ever become `player`'s, so no other line can be completed).
 pub fn live_lines(pos: &Position, player: Player) -> u32 {
-    let winnable = pos.winnable_boards(player);
-    LINES
-        .iter()
-        .filter(|&&line| winnable & line == line)
-        .count() as u32
+    lines_within(pos.winnable_boards(player))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::tables::LINES;
     use crate::game::Rng;
 
     #[test]
@@ -428,6 +426,8 @@ mod tests {
     /// game's winner still counts every line it completed.
     #[test]
     fn live_lines_start_at_eight_never_grow_and_include_the_winning_lines() {
+        // Also: both players' winnable boards at once match each one's, and the line count
+        // by table matches counting the lines one by one.
         let mut rng = Rng::new(13);
         for _ in 0..3000 {
             let mut pos = Position::start();
@@ -437,8 +437,13 @@ mod tests {
             }
             while let Some(mv) = rng.legal_move(&pos) {
                 pos = pos.play(mv);
+                let both = pos.winnable_boards_of_both();
                 for player in [Player::X, Player::O] {
+                    let winnable = pos.winnable_boards(player);
+                    assert_eq!(both[player.index()], winnable, "{pos}");
+                    let counted = LINES.iter().filter(|&&l| winnable & l == l).count();
                     let now = live_lines(&pos, player);
+                    assert_eq!(now as usize, counted, "{pos}");
                     assert!(now <= before[player.index()], "{pos}");
                     assert_eq!(now > 0, can_still_win(&pos, player), "{pos}");
                     before[player.index()] = now;
