@@ -9,13 +9,21 @@ use uttt::search::{
     analyze, solve, solve_on, Engine, SolveOptions, SolveReport, SolveValue, Table, Verdict,
 };
 
-/// The engines under test: DFPN, and PN-DFPN with 1, 2 and 4 workers and small jobs and
-/// split threshold, so that even these quick positions grow a root tree.
+/// The engines under test: DFPN, shared-table DFPN with 2 and 4 searchers, and PN-DFPN with
+/// 1, 2 and 4 workers and small jobs and split threshold, so that even these quick positions
+/// grow a root tree.
 fn engines() -> Vec<SolveOptions> {
     let mut all = vec![SolveOptions {
         engine: Engine::Dfpn,
         ..SolveOptions::default()
     }];
+    for threads in [2, 4] {
+        all.push(SolveOptions {
+            engine: Engine::SharedDfpn,
+            threads,
+            ..SolveOptions::default()
+        });
+    }
     for threads in [1, 2, 4] {
         all.push(SolveOptions {
             engine: Engine::PnDfpn,
@@ -237,7 +245,8 @@ fn analysis_gives_every_move_its_oracle_value() {
     common::parallel_rows(&positions, |p| {
         let pos = parse_position(p).unwrap();
         let side = pos.side_to_move().letter().to_string();
-        let options = &engines()[p.len() % 4];
+        let engines = engines();
+        let options = &engines[p.len() % engines.len()];
         let table = Table::new(1 << 20).unwrap();
         let analysis = analyze(&pos, options, &table, &AtomicBool::new(false), None);
         assert_eq!(analysis.moves.len(), pos.legal_moves().len(), "{p}");

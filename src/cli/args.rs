@@ -105,6 +105,8 @@ pub enum EngineArg {
     PnDfpn,
     /// Single-threaded depth-first proof-number search.
     Dfpn,
+    /// `--threads` DFPN searchers from the root sharing one table, each with its own ε.
+    SharedDfpn,
 }
 
 /// A player named on the command line.
@@ -196,7 +198,7 @@ pub struct SearchArgs {
     /// The search engine [default: pn-dfpn].
     #[arg(long, value_enum)]
     pub engine: Option<EngineArg>,
-    /// PN-DFPN worker threads (default: the available parallelism).
+    /// Search threads of pn-dfpn and shared-dfpn (default: the available parallelism).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
     /// PN-DFPN: cumulative work (nodes) after which a leaf joins the root tree.

@@ -10,6 +10,7 @@ pub mod player;
 pub mod pn_dfpn;
 pub mod private_tables;
 pub mod rules;
+pub mod shared_dfpn;
 pub mod solve;
 pub mod table;
 

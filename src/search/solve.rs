@@ -5,6 +5,7 @@ use super::dfpn::{Dfpn, Limits, LiveStats};
 use super::numbers::Numbers;
 use super::pn_dfpn::{self, PnDfpnConfig, TreeReport, Workers};
 use super::rules::immediate_win;
+use super::shared_dfpn;
 use super::table::{Table, TableCounters};
 use crate::game::{Move, Outcome, Player, Position};
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,9 @@ pub enum Engine {
     Dfpn,
     /// The parallel engine: a root proof-number tree feeding DFPN jobs to workers.
     PnDfpn,
+    /// DFPN searchers from the root, one per thread, sharing one table (see
+    /// [`super::shared_dfpn`]).
+    SharedDfpn,
 }
 
 impl Engine {
@@ -30,6 +34,7 @@ impl Engine {
         match self {
             Engine::Dfpn => "dfpn",
             Engine::PnDfpn => "pn-dfpn",
+            Engine::SharedDfpn => "shared-dfpn",
         }
     }
 }
@@ -79,7 +84,7 @@ impl SolveOptions {
     pub fn worker_threads(&self) -> usize {
         match self.engine {
             Engine::Dfpn => 1,
-            Engine::PnDfpn => self.threads.max(1),
+            Engine::PnDfpn | Engine::SharedDfpn => self.threads.max(1),
         }
     }
 }
@@ -476,6 +481,23 @@ fn run_binary<'d>(
                 numbers,
                 nodes: searcher.nodes(),
                 counters: searcher.counters(),
+                tree: None,
+            }
+        }
+        Engine::SharedDfpn => {
+            let run = shared_dfpn::search(
+                pos,
+                attacker,
+                options.epsilon,
+                options.threads,
+                table,
+                limits,
+                node_budget,
+            );
+            BinaryRun {
+                numbers: run.numbers,
+                nodes: run.nodes,
+                counters: run.counters,
                 tree: None,
             }
         }

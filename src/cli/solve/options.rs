@@ -18,6 +18,7 @@ impl From<EngineArg> for Engine {
         match arg {
             EngineArg::Dfpn => Engine::Dfpn,
             EngineArg::PnDfpn => Engine::PnDfpn,
+            EngineArg::SharedDfpn => Engine::SharedDfpn,
         }
     }
 }
