@@ -70,7 +70,20 @@ fn a_time_limit_gives_unknown_not_a_guess() {
     assert!(json["best_move"].is_null());
     assert_eq!(json["searches"][0]["outcome"], "unknown");
     assert!(json["searches"][0]["root_phi"].as_u64().unwrap() > 0);
-    for engine in ["dfpn", "pn-dfpn"] {
+    let (code, json) = solve_json(&[
+        "ee ea ae",
+        "--time-limit",
+        "300ms",
+        "--table-mem",
+        "64M",
+        "--engine",
+        "shared-dfpn",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!((code, json["result"].as_str()), (1, Some("unknown")));
+    assert_eq!(json["searches"][0]["outcome"], "unknown");
+    for engine in ["dfpn", "pn-dfpn", "shared-dfpn"] {
         let args = [
             "ee ea ae",
             "--node-limit",
@@ -146,6 +159,30 @@ fn attacker_runs_a_single_search() {
     assert_eq!(code, 0);
     assert_eq!(json["searches"].as_array().unwrap().len(), 1);
     assert_eq!(json["result"], "not O");
+}
+
+#[test]
+fn shared_dfpn_reports_its_searchers_and_answers_as_dfpn_does() {
+    let (code, single) = solve_json(&[MEDIUM, "--engine", "dfpn", "--table-mem", "64M"]);
+    assert_eq!(code, 0);
+    for threads in ["2", "3"] {
+        let args = [
+            MEDIUM,
+            "--engine",
+            "shared-dfpn",
+            "--threads",
+            threads,
+            "--table-mem",
+            "64M",
+        ];
+        let (code, json) = solve_json(&args);
+        assert_eq!(code, 0);
+        assert_eq!(json["engine"], "shared-dfpn");
+        assert_eq!(json["threads"].as_u64(), threads.parse().ok());
+        assert_eq!(json["result"], single["result"]);
+        assert_eq!(json["value"], single["value"]);
+        assert!(json["tree"].is_null(), "no root tree: {}", json["tree"]);
+    }
 }
 
 #[test]
