@@ -308,3 +308,22 @@ fn private_tables_give_the_answer_of_one_table_and_refuse_what_they_cannot_serve
     assert_eq!(code, 2);
     assert!(stderr.contains("do not fit in the"), "{stderr}");
 }
+
+#[test]
+fn the_private_tables_harness_works_but_is_not_shown_in_help() {
+    let (code, help, _) = common::run_uttt(&["solve", "--help"]);
+    assert_eq!(code, 0);
+    assert!(help.contains("--table-mem"), "{help}");
+    assert!(!help.contains("private"), "{help}");
+    let args = [
+        MEDIUM,
+        "--private-tables",
+        "--threads",
+        "2",
+        "--table-mem",
+        "64M",
+    ];
+    let (code, json) = solve_json(&args);
+    assert_eq!(code, 0);
+    assert_eq!(json["result"], "X");
+}

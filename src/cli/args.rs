@@ -150,8 +150,9 @@ pub struct SolveArgs {
     pub verify: bool,
     /// Give each PN-DFPN worker thread a `--table-mem` table of its own, as the worker ranks
     /// of an MPI run have, to measure what separate tables cost (one position only; the
-    /// JSON's `table` figures are then the root's table's).
-    #[arg(long, conflicts_with_all = ["file", "certificate", "verify", "table_file"])]
+    /// JSON's `table` figures are then the root's table's). A benchmark harness
+    /// (`scripts/bench-mpi.sh`), so hidden from `--help`.
+    #[arg(long, hide = true, conflicts_with_all = ["file", "certificate", "verify", "table_file"])]
     pub private_tables: bool,
     /// Run over MPI (start with `mpirun -np N`, N ≥ 2): rank 0 runs the root tree, every
     /// other rank `--threads` DFPN workers against its own `--table-mem` table.

@@ -135,8 +135,16 @@ pub struct Dfpn<'a> {
 }
 
 impl Drop for Dfpn<'_> {
+    /// Reports what the searcher has not reported yet: its table fills, and to the live
+    /// display the MID calls made since its last check (up to [`CHECK_INTERVAL`] of them, which
+    /// many short PN-DFPN jobs would otherwise leave out of the live count).
     fn drop(&mut self) {
         self.table.report_remaining_fills(&self.counters);
+        if let Some(live) = self.limits.live {
+            let reported = self.next_check - self.check_interval;
+            live.nodes
+                .fetch_add(self.nodes.saturating_sub(reported), Ordering::Relaxed);
+        }
     }
 }
 
@@ -419,5 +427,34 @@ impl<'a> Dfpn<'a> {
         }
         self.frames[ply] = children;
         numbers
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dropped_searcher_has_published_every_node_it_searched() {
+        let table = Table::new(16 << 20).unwrap();
+        let stop = AtomicBool::new(false);
+        let live = LiveStats::default();
+        let limits = Limits {
+            stop: &stop,
+            deadline: None,
+            live: Some(&live),
+        };
+        let pos = Position::start();
+        let mut published_by_searchers = 0;
+        // Budgets below, at and above one check interval, and several searches per searcher.
+        for budgets in [vec![100], vec![CHECK_INTERVAL], vec![10_000, 3_000, 777]] {
+            let mut searcher = Dfpn::new(&table, Player::X, 0.25, limits);
+            for budget in budgets {
+                searcher.solve(&pos, budget);
+            }
+            published_by_searchers += searcher.nodes();
+            drop(searcher);
+            assert_eq!(live.nodes.load(Ordering::Relaxed), published_by_searchers);
+        }
     }
 }
