@@ -249,21 +249,11 @@ impl Position {
     /// No other board can ever become `player`'s: a board drawn or won by the opponent stays
     /// so, and a local line holding an opponent stone never becomes three of `player`'s.
     pub fn winnable_boards(&self, player: Player) -> u16 {
-        let opponent = player.opponent();
-        let mut winnable = self.won[player.index()];
-        let mut open = FULL_MASK & !self.closed;
-        while open != 0 {
-            let board = open.trailing_zeros() as usize;
-            open &= open - 1;
-            if has_free_line(self.local_cells(opponent, board)) {
-                winnable |= 1 << board;
-            }
-        }
-        winnable
+        self.winnable_boards_of_both()[player.index()]
     }
 
     /// [`Position::winnable_boards`] of both players at once, indexed by [`Player::index`]
-    /// (one pass over the open boards).
+    /// (one pass over the open boards; the search needs both at every node).
     pub fn winnable_boards_of_both(&self) -> [u16; 2] {
         let mut winnable = self.won;
         let mut open = FULL_MASK & !self.closed;

@@ -79,32 +79,6 @@ pub fn completing_indices(mask: u16) -> u16 {
     COMPLETING[(mask & FULL_MASK) as usize]
 }
 
-const fn build_free_line_table() -> [bool; 512] {
-    let mut table = [false; 512];
-    let mut mask = 0;
-    while mask < 512 {
-        let mut i = 0;
-        while i < LINES.len() {
-            if mask as u16 & LINES[i] == 0 {
-                table[mask] = true;
-            }
-            i += 1;
-        }
-        mask += 1;
-    }
-    table
-}
-
-/// `FREE_LINE[m]` is true when some line of the 3×3 grid avoids every index in `m`.
-static FREE_LINE: [bool; 512] = build_free_line_table();
-
-/// Whether some line avoids every index of the 9-bit mask `blockers` (so a player whose
-/// opponent holds exactly `blockers` could still complete that line).
-#[inline(always)]
-pub fn has_free_line(blockers: u16) -> bool {
-    FREE_LINE[(blockers & FULL_MASK) as usize]
-}
-
 const fn build_line_count_table() -> [u8; 512] {
     let mut table = [0u8; 512];
     let mut mask = 0;
@@ -128,6 +102,14 @@ static LINE_COUNT: [u8; 512] = build_line_count_table();
 #[inline(always)]
 pub fn lines_within(mask: u16) -> u32 {
     u32::from(LINE_COUNT[(mask & FULL_MASK) as usize])
+}
+
+/// Whether some line avoids every index of the 9-bit mask `blockers` (so a player whose
+/// opponent holds exactly `blockers` could still complete that line): a line avoids them
+/// exactly when it lies within their complement.
+#[inline(always)]
+pub fn has_free_line(blockers: u16) -> bool {
+    LINE_COUNT[(!blockers & FULL_MASK) as usize] != 0
 }
 
 const fn build_open_expansion() -> [u128; 512] {
