@@ -6,7 +6,7 @@ use uttt::certificate::{
     leaf, read_blocks, verify_block, write_block, Block, Claim, ClaimKind, Failure,
 };
 use uttt::game::{format_position, parse_position, Outcome, Player, Position};
-use uttt::search::{certify, solve, Engine, SolveOptions, Table, Verdict};
+use uttt::search::{certify, Engine, SolveOptions, Solver, Table, Verdict};
 
 fn dfpn() -> SolveOptions {
     SolveOptions {
@@ -24,7 +24,7 @@ fn certify_with(
 ) -> (Verdict, Vec<Block>, u64) {
     let table = Table::new(table_bytes).unwrap();
     let stop = AtomicBool::new(false);
-    let report = solve(pos, options, &table, &stop);
+    let report = Solver::new(options, &table).solve(pos);
     let certificate = certify(pos, report.verdict, &table, options.epsilon, &stop)
         .unwrap_or_else(|e| panic!("{pos}: {e}"));
     (

@@ -7,25 +7,28 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use uttt::game::{format_position, Player, Position};
 use uttt::search::dfpn::{Limits, SolvedEntry};
 use uttt::search::numbers::{Numbers, INFINITY};
-use uttt::search::pn_dfpn::{run_job, Job, JobResult};
-use uttt::search::{table_key, Table};
+use uttt::search::{table_key, Job, JobResult, Table, WorkBudget};
 
 /// Solves `root` for `attacker` as one unlimited job against `table`.
 fn solve_as_job(root: &Position, attacker: Player, table: &Table, share: Option<u64>) -> JobResult {
     let stop = AtomicBool::new(false);
     let limits = Limits::stop_only(&stop);
     let job = Job {
+        root: *root,
+        attacker,
+        epsilon: 0.25,
         path: Vec::new(),
         thresholds: Numbers {
             phi: INFINITY,
             delta: INFINITY,
         },
-        work_limit: u64::MAX,
-        attacker,
-        share_min_work: share,
-        min_work: 0,
+        work: WorkBudget {
+            limit: u64::MAX,
+            minimum: 0,
+        },
+        share_solved_from: share,
     };
-    run_job(root, &job, table, 0.25, limits)
+    job.run(table, limits, None)
 }
 
 /// Whether solved numbers for `pos` claim what the oracle's value says, for "does `attacker`

@@ -2,12 +2,9 @@
 //! the oracle on seeded random playouts; with a normal table and with a tiny one that forces
 //! replacement.
 mod common;
-use std::sync::atomic::AtomicBool;
 use uttt::game::{format_position, parse_position, Move, Position};
-use uttt::search::private_tables::with_private_tables;
-use uttt::search::{
-    analyze, solve, solve_on, Engine, SolveOptions, SolveReport, SolveValue, Table, Verdict,
-};
+use uttt::search::workers::private::with_private_tables;
+use uttt::search::{Engine, SolveOptions, SolveReport, SolveValue, Solver, Table, Verdict};
 
 /// The engines under test: DFPN, shared-table DFPN with 2 and 4 searchers, and PN-DFPN with
 /// 1, 2 and 4 workers and small jobs and split threshold, so that even these quick positions
@@ -45,7 +42,7 @@ fn solver_value(
     check_move: bool,
 ) -> String {
     solved_value(notation, table_bytes, check_move, |pos, table| {
-        solve(pos, options, table, &AtomicBool::new(false))
+        Solver::new(options, table).solve(pos)
     })
 }
 
@@ -61,9 +58,8 @@ fn private_tables_value(notation: &str, table_bytes: u64, check_move: bool) -> S
     };
     solved_value(notation, table_bytes, check_move, |pos, table| {
         let private = [0, 1].map(|_| Table::new(table_bytes).unwrap());
-        let stop = AtomicBool::new(false);
         with_private_tables(&private, None, |workers| {
-            solve_on(pos, &options, table, &stop, None, workers)
+            Solver::new(&options, table).jobs_on(workers).solve(pos)
         })
     })
 }
@@ -209,7 +205,7 @@ fn a_limit_gives_unknown_or_the_true_value_never_another() {
                     ..options.clone()
                 };
                 let table = Table::new(1 << 20).unwrap();
-                let report = solve(&pos, &limited, &table, &AtomicBool::new(false));
+                let report = Solver::new(&limited, &table).solve(&pos);
                 let mut counts = seen.lock().unwrap();
                 if report.value() == SolveValue::Unknown {
                     counts.0 += 1;
@@ -248,7 +244,7 @@ fn analysis_gives_every_move_its_oracle_value() {
         let engines = engines();
         let options = &engines[p.len() % engines.len()];
         let table = Table::new(1 << 20).unwrap();
-        let analysis = analyze(&pos, options, &table, &AtomicBool::new(false), None);
+        let analysis = Solver::new(options, &table).analyze(&pos);
         assert_eq!(analysis.moves.len(), pos.legal_moves().len(), "{p}");
         for m in &analysis.moves {
             let after = format_position(&pos.play(m.mv));
@@ -258,7 +254,7 @@ fn analysis_gives_every_move_its_oracle_value() {
         }
         let position_value = value_for(common::oracle::oracle_value(p), &side);
         assert_eq!(analysis.value(), position_value, "{p}");
-        let solved = solve(&pos, options, &table, &AtomicBool::new(false));
+        let solved = Solver::new(options, &table).solve(&pos);
         assert_eq!(solved.value(), analysis.value(), "{p}");
         // Best first: values never improve down the list.
         let rank = |v: SolveValue| {
@@ -292,13 +288,7 @@ fn live_stats_show_the_root_numbers() {
     for options in engines() {
         let live = uttt::search::LiveStats::default();
         let table = Table::new(1 << 20).unwrap();
-        let report = uttt::search::solve_watched(
-            &pos,
-            &options,
-            &table,
-            &AtomicBool::new(false),
-            Some(&live),
-        );
+        let report = Solver::new(&options, &table).watched_by(&live).solve(&pos);
         let last = report.searches.last().expect("a search ran").root;
         let shown = (
             live.root_phi.load(std::sync::atomic::Ordering::Relaxed),
@@ -323,7 +313,7 @@ fn a_node_limit_bounds_the_whole_solve() {
                     ..options.clone()
                 };
                 let table = Table::new(64 << 10).unwrap();
-                let report = solve(&pos, &limited, &table, &AtomicBool::new(false));
+                let report = Solver::new(&limited, &table).solve(&pos);
                 // A job or a MID call may finish the node it is in: a little slack per thread.
                 let slack = 4 * limited.worker_threads() as u64;
                 assert!(

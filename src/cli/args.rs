@@ -203,16 +203,16 @@ pub struct SearchArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
     /// PN-DFPN: cumulative work (nodes) after which a leaf joins the root tree.
-    #[arg(long, value_name = "NODES", default_value_t = crate::search::solve::DEFAULT_SPLIT_THRESHOLD)]
+    #[arg(long, value_name = "NODES", default_value_t = crate::search::options::DEFAULT_SPLIT_THRESHOLD)]
     pub split_threshold: u64,
     /// PN-DFPN: nodes each job may search before reporting back.
-    #[arg(long, value_name = "NODES", default_value_t = crate::search::solve::DEFAULT_JOB_WORK)]
+    #[arg(long, value_name = "NODES", default_value_t = crate::search::options::DEFAULT_JOB_WORK)]
     pub job_work: u64,
     /// PN-DFPN: memory for the root tree (same units as --table-mem).
     #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
     pub tree_mem: u64,
     /// ε of the 1+ε trick: child thresholds grow to (1+ε) times the second-best sibling.
-    #[arg(long, default_value_t = crate::search::solve::DEFAULT_EPSILON)]
+    #[arg(long, default_value_t = crate::search::options::DEFAULT_EPSILON)]
     pub epsilon: f64,
     /// Transposition table size; K, M, G, T (or KiB, MiB, GiB, TiB) are powers of 1024,
     /// so 1G = 2^30 bytes. Rounded down to a power of two. Memory is used as the search

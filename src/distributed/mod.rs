@@ -2,9 +2,10 @@
 //! tree, every other rank runs DFPN worker threads against its own table. Jobs, results and
 //! control messages are the search's serde data, sent as JSON in MPI messages.
 //!
-//! Rank 0 sends each rank a `Begin` (root and ε) before a search's first job, then jobs, and
-//! `Abort` when a limit ends the search early (the jobs return at once, and rank 0 takes their
-//! results in before the next search); `Stop` when the solve is over. A worker rank answers
+//! Rank 0 sends each rank jobs (each says all that is needed to run it, see
+//! [`crate::search::Job`]), `Abort` when a limit ends the search early (the jobs return at
+//! once, and rank 0 takes their results in before the next search, whose first job lifts the
+//! abort), and `Stop` when the solve is over. A worker rank answers
 //! every job with its result. Each rank's main thread alone calls MPI; on a worker rank it is
 //! also one of the `--threads` search threads (see [`serve`]), and the others talk to it over
 //! channels.
@@ -82,11 +83,10 @@
 // with `cargo doc --features mpi --document-private-items`), so it links to them.
 #![allow(rustdoc::private_intra_doc_links)]
 
-use crate::game::Position;
 use crate::search::dfpn::{Limits, Poll, SolvedEntry};
-use crate::search::placement::{Owners, SHARE_MIN_WORK};
-use crate::search::pn_dfpn::{run_timed_job, work_through_jobs, Job, JobResult};
-use crate::search::{Table, TableCounters, Workers};
+use crate::search::workers::placement::{Owners, SHARE_MIN_WORK};
+use crate::search::workers::serve_jobs;
+use crate::search::{Job, JobResult, JobTerms, Table, TableCounters, Workers};
 use mpi::environment::Universe;
 use mpi::topology::{Process, SimpleCommunicator};
 use mpi::traits::*;
@@ -139,7 +139,7 @@ const IDLE: Duration = Duration::from_micros(200);
 const WORKER_WAIT: Duration = Duration::from_micros(100);
 /// MID calls a job spends at its leaf at the least (unless it solves the leaf first, or its
 /// work limit is lower), past the thresholds that would end it sooner (see
-/// [`crate::search::pn_dfpn::run_job`]). Most jobs pass their thresholds within a few hundred
+/// [`crate::search::Job::run`]). Most jobs pass their thresholds within a few hundred
 /// MID calls, a fraction of a millisecond, while a round trip through rank 0 takes about a
 /// millisecond: without a minimum the worker ranks were busy 10–30 % of the time on short
 /// solves. Measured as `scripts/bench-mpi.sh` measures (geometric mean over the 30 positions all
@@ -204,8 +204,6 @@ const POLL_INTERVAL: u64 = 256;
 /// From rank 0 to a worker rank.
 #[derive(Serialize, Deserialize)]
 enum ToWorker {
-    /// A new search: the root of the coming jobs' paths, and the ε of their DFPN.
-    Begin { root: Position, epsilon: f64 },
     /// A job to run, and the subtrees other ranks solved since this rank's last job: facts
     /// to store in its table first.
     Job { job: Job, learned: Vec<SolvedEntry> },
@@ -465,18 +463,16 @@ impl Workers for MpiWorkers<'_> {
         self.in_flight.len() * self.threads_per_rank
     }
 
-    fn begin(&mut self, root: &Position, epsilon: f64) {
-        self.broadcast(&ToWorker::Begin {
-            root: *root,
-            epsilon,
-        });
+    fn terms(&self) -> JobTerms {
+        JobTerms {
+            min_work: MIN_JOB_WORK,
+            share_solved_from: Some(SHARE_MIN_WORK),
+        }
     }
 
-    fn submit(&mut self, mut job: Job) {
+    fn submit(&mut self, job: Job) {
         let worker = self.choose(&job);
         self.in_flight[worker] += 1;
-        job.share_min_work = Some(SHARE_MIN_WORK);
-        job.min_work = MIN_JOB_WORK;
         let unsent = &mut self.unsent_learned[worker];
         let learned = unsent.drain(..unsent.len().min(LEARNED_PER_JOB)).collect();
         self.send_job(worker, &ToWorker::Job { job, learned });
@@ -540,14 +536,14 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buf
     let threads = threads.max(1);
     let abort = AtomicBool::new(false);
     let limits = Limits::stop_only(&abort);
-    let (job_tx, job_rx) = crossbeam_channel::unbounded::<(Position, f64, Job)>();
+    let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();
     std::thread::scope(|scope| {
         for _ in 1..threads {
             let job_rx = job_rx.clone();
             let result_tx = result_tx.clone();
             scope.spawn(move || {
-                work_through_jobs(job_rx, table, limits, |result| {
+                serve_jobs(job_rx, table, limits, |result| {
                     result_tx.send(result).is_ok()
                 });
             });
@@ -559,7 +555,6 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buf
             abort: &abort,
             jobs: job_tx,
             results: result_rx,
-            search: None,
             held: 0,
             last_message: Instant::now(),
             stopped: false,
@@ -569,7 +564,7 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buf
             if rank.stopped {
                 break;
             }
-            if let Ok((root, epsilon, job)) = job_rx.try_recv() {
+            if let Ok(job) = job_rx.try_recv() {
                 let mut pass = || {
                     rank.pass_messages();
                 };
@@ -577,7 +572,7 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buf
                     interval: POLL_INTERVAL,
                     call: &mut pass,
                 };
-                let result = run_timed_job(&root, &job, table, epsilon, limits, Some(poll));
+                let result = job.run(table, limits, Some(poll));
                 if rank.stopped {
                     break;
                 }
@@ -608,11 +603,9 @@ struct WorkerRank<'w> {
     table: &'w Table,
     abort: &'w AtomicBool,
     /// Where the jobs received wait for a thread.
-    jobs: crossbeam_channel::Sender<(Position, f64, Job)>,
+    jobs: crossbeam_channel::Sender<Job>,
     /// The worker threads' results, to forward.
     results: crossbeam_channel::Receiver<JobResult>,
-    /// The current search's root and ε.
-    search: Option<(Position, f64)>,
     /// Jobs received and not yet answered.
     held: usize,
     last_message: Instant,
@@ -642,19 +635,17 @@ impl WorkerRank<'_> {
 
     fn take(&mut self, message: ToWorker) {
         match message {
-            ToWorker::Begin { root, epsilon } => {
-                self.search = Some((root, epsilon));
-                self.abort.store(false, Ordering::Relaxed);
-            }
             ToWorker::Job { job, learned } => {
+                // Rank 0 sends a job after an abort only once every job of the aborted round
+                // has returned here: the abort concerns no running search any more.
+                self.abort.store(false, Ordering::Relaxed);
                 let mut counters = TableCounters::default();
                 for entry in &learned {
                     entry.store(self.table, &mut counters);
                 }
                 self.table.report_remaining_fills(&counters);
-                let (root, epsilon) = self.search.expect("a search begins before its jobs");
                 self.jobs
-                    .send((root, epsilon, job))
+                    .send(job)
                     .expect("this thread holds a receiver of its jobs");
                 self.held += 1;
             }
@@ -693,7 +684,7 @@ fn share_most_work(mut result: JobResult) -> JobResult {
 mod tests {
     use super::*;
     use crate::game::Player;
-    use crate::search::Numbers;
+    use crate::search::{Numbers, WorkBudget};
 
     #[test]
     fn a_rank_with_fewer_cpus_than_threads_is_told_how_to_unbind_it() {
@@ -723,12 +714,18 @@ mod tests {
             delta: u32::MAX,
         };
         let job = Job {
+            root: "X;.XO.....X;.XOXX.X.O/XXXXO.O../OOXX..OOO/OO..XOOXO/.OXOOXX.O/O..X..OXO/XOXOXX.XO/O.O.OO.X./..XXXXX.."
+                .parse()
+                .unwrap(),
+            attacker: Player::O,
+            epsilon: f64::MAX,
             path: vec![80; 81],
             thresholds: most,
-            work_limit: u64::MAX,
-            attacker: Player::O,
-            share_min_work: Some(u64::MAX),
-            min_work: u64::MAX,
+            work: WorkBudget {
+                limit: u64::MAX,
+                minimum: u64::MAX,
+            },
+            share_solved_from: Some(u64::MAX),
         };
         let learned = vec![longest_entry(u64::MAX); LEARNED_PER_JOB];
         let job_bytes = encode(&ToWorker::Job { job, learned }).len();

@@ -2,12 +2,11 @@
 //! three-valued solve of the position after it, all against one table and within one set of
 //! limits.
 
-use super::dfpn::{Limits, LiveStats};
-use super::solve::{solve_within, SolveOptions, SolveValue, TableReport, Verdict};
+use super::options::SolveOptions;
+use super::report::{SolveReport, SolveValue, TableReport};
 use super::table::{Table, TableCounters};
 use crate::game::{Move, Player, Position};
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// What one move is worth to the player who makes it.
@@ -82,51 +81,38 @@ fn rank(value: SolveValue) -> u8 {
     }
 }
 
-/// Analyses every legal move of `pos`. `options.time_limit` and `options.node_limit` bound the
-/// whole analysis: moves not finished within them stay `Unknown`, and so do all moves after
-/// `stop` is raised. `options.attacker` is ignored: every move gets its full value.
-pub fn analyze(
+/// Analyses every legal move of `pos` with `options`, solving the position after each move
+/// with `solve` (a [`super::Solver`]'s) against `table`. `options.time_limit` and `options.node_limit` bound
+/// the whole analysis: moves not finished within them stay `Unknown`, and so do all moves
+/// after the solver's stop flag is raised. `options.attacker` is ignored: every move gets its
+/// full value.
+pub(super) fn analyze(
     pos: &Position,
     options: &SolveOptions,
     table: &Table,
-    stop: &AtomicBool,
-    live: Option<&LiveStats>,
+    mut solve: impl FnMut(&Position, &SolveOptions) -> SolveReport,
 ) -> Analysis {
     let start = Instant::now();
-    let limits = Limits {
-        stop,
-        deadline: options.time_limit.map(|t| start + t),
-        live,
-    };
-    let three_valued = SolveOptions {
-        attacker: None,
-        ..options.clone()
-    };
-    let node_budget = options.node_limit.unwrap_or(u64::MAX);
     let mover = pos.side_to_move();
     let mut nodes = 0u64;
     let mut counters = TableCounters::default();
     let mut moves: Vec<MoveAnalysis> = Vec::new();
     for mv in pos.legal_moves() {
-        let report = solve_within(
-            &pos.play(mv),
-            &three_valued,
-            table,
-            limits,
-            node_budget.saturating_sub(nodes),
-            None,
-        );
+        // What is left of the analysis's limits bounds this move's solve.
+        let per_move = SolveOptions {
+            attacker: None,
+            time_limit: options
+                .time_limit
+                .map(|t| t.saturating_sub(start.elapsed())),
+            node_limit: options.node_limit.map(|n| n.saturating_sub(nodes)),
+            ..options.clone()
+        };
+        let report = solve(&pos.play(mv), &per_move);
         nodes += report.nodes;
         counters.add(&report.table.counters());
-        let value = match report.verdict {
-            Verdict::Wins(winner) if winner == mover => SolveValue::Win,
-            Verdict::Wins(_) => SolveValue::Loss,
-            Verdict::Draw => SolveValue::Draw,
-            Verdict::DoesNotWin(_) | Verdict::Unknown => SolveValue::Unknown,
-        };
         moves.push(MoveAnalysis {
             mv,
-            value,
+            value: report.verdict.value_for(mover),
             best_reply: report.best_move,
             elapsed: report.elapsed,
             nodes: report.nodes,

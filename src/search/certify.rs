@@ -3,7 +3,7 @@
 //! again. Runs only when a certificate is asked for; the search itself never pays for it.
 
 use super::dfpn::{Dfpn, Limits};
-use super::solve::Verdict;
+use super::report::Verdict;
 use super::table::Table;
 use crate::certificate::{leaf, Block, Claim, ClaimKind, Visited};
 use crate::game::{Move, Player, Position};

@@ -1,30 +1,42 @@
-//! The solvers: proof numbers, static rules, the transposition table, DFPN, and the
-//! three-valued driver. Knows the game core, nothing of the command line; no global state.
+//! The solvers. Knows the game core, nothing of the command line; no global state.
+//!
+//! - Game knowledge: [`rules`] (static rules that settle or prune a position) and [`numbers`]
+//!   (proof numbers and their initial estimates).
+//! - The transposition table: [`table`].
+//! - The searches: [`dfpn`] (one searcher), [`shared_dfpn`] (several over one table), and
+//!   PN-DFPN: the root tree [`pn_dfpn`] hands out [`job`]s through a transport
+//!   ([`workers`]: local threads, a table per thread; MPI lives in `crate::distributed`).
+//! - The one entry point: [`Solver`] ([`solve`]), with its [`options`] and what it returns
+//!   ([`report`], [`analyze`], the principal variation in [`pv`]).
+//! - After a solve: [`certify`] writes proof certificates; [`player`] plays games by search.
 
 pub mod analyze;
 pub mod certify;
 pub mod dfpn;
+pub mod job;
 pub mod numbers;
-pub mod placement;
+pub mod options;
 pub mod player;
 pub mod pn_dfpn;
-pub mod private_tables;
+pub mod pv;
+pub mod report;
 pub mod rules;
 pub mod shared_dfpn;
 pub mod solve;
 pub mod table;
+pub mod workers;
 
-pub use analyze::{analyze, Analysis, MoveAnalysis};
+pub use analyze::{Analysis, MoveAnalysis};
 pub use certify::{certify, claims_for, Certificate, CertifyError};
 pub use dfpn::LiveStats;
+pub use job::{Job, JobResult, JobTerms, WorkBudget};
 pub use numbers::Numbers;
+pub use options::{Engine, SolveOptions};
 pub use player::SearchPlayer;
-pub use pn_dfpn::Workers;
-pub use solve::{
-    solve, solve_on, solve_watched, BinaryOutcome, Engine, SearchReport, SolveOptions, SolveReport,
-    SolveValue, TableReport, Verdict,
-};
+pub use report::{BinaryOutcome, SearchReport, SolveReport, SolveValue, TableReport, Verdict};
+pub use solve::Solver;
 pub use table::{Table, TableCounters};
+pub use workers::Workers;
 
 use crate::game::tables::splitmix64;
 use crate::game::{Player, Position};

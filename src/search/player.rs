@@ -5,10 +5,11 @@
 //! players. Seeded noise makes games differ.
 
 use super::numbers::{Numbers, INFINITY};
-use super::solve::{solve, BinaryOutcome, Engine, SolveOptions, Verdict};
+use super::options::{Engine, SolveOptions};
+use super::report::{BinaryOutcome, Verdict};
+use super::solve::Solver;
 use super::table::Table;
 use crate::game::{Move, Position, Rng};
-use std::sync::atomic::AtomicBool;
 
 /// How the player searches.
 #[derive(Clone, Copy, Debug)]
@@ -53,11 +54,11 @@ impl SearchPlayer {
             node_limit: Some(self.nodes_per_move),
             ..SolveOptions::default()
         };
-        let never = AtomicBool::new(false);
+        let mut solver = Solver::new(&options, table);
         let mover = pos.side_to_move();
         let mut best: Option<(f64, Move)> = None;
         for mv in pos.legal_moves() {
-            let report = solve(&pos.play(mv), &options, table, &never);
+            let report = solver.solve(&pos.play(mv));
             // The first search after the move asks whether the opponent (now to move) wins.
             let first = report
                 .searches

@@ -5,7 +5,7 @@ use super::progress::{show_progress, with_live_line};
 use super::report::{analysis_text, AnalysisJson};
 use crate::cli::args::AnalyzeArgs;
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK};
-use crate::search::analyze;
+use crate::search::Solver;
 use std::io::Write;
 
 /// Analyses the position the arguments name and prints every move's value; returns the exit
@@ -19,7 +19,10 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     let mut table = open_table(&args.search)?;
     let stop = interrupt::stop_flag();
     let analysis = with_live_line(show_progress(args.search.quiet), &table, |live| {
-        analyze(&pos, &options, &table, stop, Some(live))
+        Solver::new(&options, &table)
+            .stopped_by(stop)
+            .watched_by(live)
+            .analyze(&pos)
     });
     table.flush(true)?;
     let text = if args.search.json {

@@ -12,7 +12,7 @@ use super::report::{move_text, verdict_label, SolveJson};
 use crate::cli::args::SolveArgs;
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK};
 use crate::game::{parse_position_arg, Player, Position};
-use crate::search::{solve, SolveReport, Verdict};
+use crate::search::{SolveReport, Solver, Verdict};
 use anyhow::Context;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -176,7 +176,7 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
                 let outcome = match &entry.parsed {
                     Err(message) => Outcome::Bad(message.clone()),
                     Ok((pos, expected)) => {
-                        let report = solve(pos, options, table, stop);
+                        let report = Solver::new(options, table).stopped_by(stop).solve(pos);
                         let name = format!("line-{}", entry.line);
                         let path = args
                             .certificate

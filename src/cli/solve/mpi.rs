@@ -8,7 +8,7 @@ use crate::cli::{interrupt, EXIT_INTERRUPTED, EXIT_OK};
 use crate::distributed::{
     attach_send_buffer, cpu_shortfall_warning, serve, Assignment, MpiWorkers, RankReport,
 };
-use crate::search::{solve_on, Engine};
+use crate::search::{Engine, Solver};
 use mpi::traits::*;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -63,7 +63,10 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     let pos = position.resolve()?;
     let mut table = open_table(&args.search)?;
     let stop = interrupt::stop_flag();
-    let report = solve_on(&pos, &options, &table, stop, None, &mut workers);
+    let report = Solver::new(&options, &table)
+        .stopped_by(stop)
+        .jobs_on(&mut workers)
+        .solve(&pos);
     workers.stop();
     table.flush(true)?;
     let ranks = workers.ranks();

@@ -6,9 +6,9 @@ use super::progress::{show_progress, with_live_line};
 use super::report::{certificate_text, exit_code, summary_text, SolveJson};
 use crate::cli::args::{PositionArgs, SolveArgs};
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_INTERRUPTED};
-use crate::search::private_tables::with_private_tables;
 use crate::search::table::{available_memory, show_bytes};
-use crate::search::{solve_on, solve_watched, Engine, SolveOptions, Table};
+use crate::search::workers::private::with_private_tables;
+use crate::search::{Engine, SolveOptions, Solver, Table};
 use std::io::Write;
 
 /// Solves the position the arguments name and prints the result; returns the exit code.
@@ -29,10 +29,17 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     let report = with_live_line(show_progress(args.search.quiet), &table, |live| {
         if args.private_tables {
             with_private_tables(&private_tables, Some(live), |workers| {
-                solve_on(&pos, &options, &table, stop, Some(live), workers)
+                Solver::new(&options, &table)
+                    .stopped_by(stop)
+                    .watched_by(live)
+                    .jobs_on(workers)
+                    .solve(&pos)
             })
         } else {
-            solve_watched(&pos, &options, &table, stop, Some(live))
+            Solver::new(&options, &table)
+                .stopped_by(stop)
+                .watched_by(live)
+                .solve(&pos)
         }
     });
     let request = certificate::Request {

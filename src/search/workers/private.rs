@@ -8,25 +8,23 @@
 //! time of an MPI solve against this is what the message layer costs together with the queue
 //! and the minimum that hide its round trip.
 
-use super::dfpn::{Limits, LiveStats};
 use super::placement::{Owners, SHARE_MIN_WORK};
-use super::pn_dfpn::{work_through_jobs, Job, JobResult, PanicFlag, Workers};
-use super::{Table, TableCounters};
-use crate::game::Position;
-use crossbeam_channel::RecvTimeoutError;
+use super::{receive_from_threads, serve_jobs, start_round, PanicFlag, Workers};
+use crate::search::dfpn::{Limits, LiveStats};
+use crate::search::job::{Job, JobResult, JobTerms};
+use crate::search::table::{Table, TableCounters};
+use crossbeam_channel::{Receiver, Sender};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// The workers of [`with_private_tables`].
 struct PrivateTableWorkers<'a> {
     tables: &'a [Table],
-    jobs: Vec<crossbeam_channel::Sender<(Position, f64, Job)>>,
-    results: crossbeam_channel::Receiver<(usize, JobResult)>,
+    jobs: Vec<Sender<Job>>,
+    results: Receiver<(usize, JobResult)>,
     abort: &'a AtomicBool,
     /// Raised by a worker thread that panicked: its job's result will never come.
     failed: &'a AtomicBool,
-    /// The current search's root and ε.
-    search: Option<(Position, f64)>,
     in_flight: Vec<usize>,
     owners: Owners,
 }
@@ -40,29 +38,25 @@ impl Workers for PrivateTableWorkers<'_> {
         self.jobs.len()
     }
 
-    fn begin(&mut self, root: &Position, epsilon: f64) {
-        self.search = Some((*root, epsilon));
-        self.abort.store(false, Ordering::Relaxed);
+    fn terms(&self) -> JobTerms {
+        JobTerms {
+            min_work: 0,
+            share_solved_from: Some(SHARE_MIN_WORK),
+        }
     }
 
-    fn submit(&mut self, mut job: Job) {
+    fn submit(&mut self, job: Job) {
+        start_round(self.abort);
         let preferred = self.owners.of(&job.path).unwrap_or(0);
         let placed = self.owners.place(&job.path, preferred, &self.in_flight, 1);
         self.in_flight[placed.worker] += 1;
-        job.share_min_work = Some(SHARE_MIN_WORK);
-        let (root, epsilon) = self.search.expect("a search begins before its jobs");
         self.jobs[placed.worker]
-            .send((root, epsilon, job))
+            .send(job)
             .expect("the worker threads outlive the searches");
     }
 
     fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
-        let (worker, mut result) = match self.results.recv_timeout(timeout) {
-            Ok(received) => received,
-            Err(RecvTimeoutError::Timeout) if !self.failed.load(Ordering::Relaxed) => return None,
-            // Waiting on would never end: the root loop waits for every job in flight.
-            Err(_) => panic!("a worker thread ended with a job in flight"),
-        };
+        let (worker, mut result) = receive_from_threads(&self.results, timeout, self.failed)?;
         self.in_flight[worker] -= 1;
         let mut counters = TableCounters::default();
         for entry in std::mem::take(&mut result.solved) {
@@ -103,12 +97,12 @@ pub fn with_private_tables<R>(
             .iter()
             .enumerate()
             .map(|(worker, table)| {
-                let (job_tx, job_rx) = crossbeam_channel::unbounded::<(Position, f64, Job)>();
+                let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
                 let result_tx = result_tx.clone();
                 let failed = &failed;
                 scope.spawn(move || {
                     let _flag = PanicFlag(failed);
-                    work_through_jobs(job_rx, table, limits, |result| {
+                    serve_jobs(job_rx, table, limits, |result| {
                         result_tx.send((worker, result)).is_ok()
                     });
                 });
@@ -122,7 +116,6 @@ pub fn with_private_tables<R>(
             results,
             abort: &abort,
             failed: &failed,
-            search: None,
             in_flight: vec![0; tables.len()],
             owners: Owners::default(),
         };

@@ -1,0 +1,456 @@
+//! PN-DFPN: a root thread keeps a proof-number tree near the root and feeds work-limited DFPN
+//! jobs ([`Job`]) to workers through a transport ([`Workers`]), taking their results back into
+//! the tree.
+//!
+//! Each tree node has real numbers (what the searches found) and virtual numbers: a leaf with
+//! a job in flight counts as provisionally solved in the direction it leans, so the next
+//! most-proving leaf the root selects (by the virtual numbers, with the 1+ε trick) is a
+//! different one. When every path is virtually solved the root waits for results. A leaf is
+//! expanded into the tree, from the children's numbers its job returns, once its cumulative
+//! work passes the split threshold, or at once when the root last found no leaf for a free
+//! worker: its children are new leaves to select, so a tree of few leaves does not leave
+//! workers idle. For the same reason the root starts expanded when more than one job fits.
+//! Nodes store no positions: the root replays moves while walking down.
+//!
+//! Results find their leaf again by the moves of their path, never by a node id, so a subtree
+//! freed (once solved) while a job was in flight below it simply drops that job's result.
+
+use super::dfpn::{Dfpn, Limits};
+use super::job::{Job, JobResult, JobTerms, WorkBudget};
+use super::numbers::{child_thresholds, select_child, Numbers, INFINITY};
+use super::table::{Table, TableCounters};
+use super::table_key;
+use super::workers::Workers;
+use crate::game::{Move, Player, Position};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+use tree::{provisional, Tree, NONE};
+
+mod tree;
+
+/// How often the root thread wakes to check the clock and the stop flag while it waits.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Tuning of the parallel engine.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct PnDfpnConfig {
+    /// MID calls a job may spend before it returns its numbers.
+    pub job_work: u64,
+    /// Cumulative work after which a leaf is expanded into the tree.
+    pub split_threshold: u64,
+    /// Bytes the tree may use.
+    pub tree_bytes: u64,
+    /// ε of the 1+ε trick.
+    pub epsilon: f64,
+}
+
+/// Statistics of the tree, reported under `tree` in the JSON.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TreeReport {
+    /// Nodes in the tree at the end.
+    pub nodes: u64,
+    /// The most nodes at any time.
+    pub peak_nodes: u64,
+    /// Leaves expanded.
+    pub expansions: u64,
+    /// Jobs completed.
+    pub jobs: u64,
+    /// Mean MID calls per job.
+    pub mean_job_work: f64,
+    /// Share of the workers' time spent searching.
+    pub worker_busy_pct: f64,
+    /// Share of the root thread's time spent waiting for results.
+    pub root_wait_pct: f64,
+}
+
+/// The outcome of one PN-DFPN binary search.
+pub struct PnDfpnRun {
+    /// The root's numbers.
+    pub numbers: Numbers,
+    /// MID calls over all jobs.
+    pub nodes: u64,
+    /// Table traffic over all jobs.
+    pub counters: TableCounters,
+    /// Tree statistics.
+    pub tree: TreeReport,
+}
+
+/// Answers "does `attacker` win?" at `root` with jobs run by `workers`, within `node_budget`
+/// MID calls and `limits` (the root thread, the caller, checks them and aborts the jobs in
+/// flight when one is reached).
+pub fn search(
+    root: &Position,
+    attacker: Player,
+    config: &PnDfpnConfig,
+    table: &Table,
+    limits: Limits,
+    node_budget: u64,
+    workers: &mut (dyn Workers + '_),
+) -> PnDfpnRun {
+    let start = Instant::now();
+    let mut root_searcher = Dfpn::new(table, attacker, config.epsilon, limits);
+    let root_numbers = root_searcher.peek(root);
+    let mut run = PnDfpnRun {
+        numbers: root_numbers,
+        nodes: 0,
+        counters: TableCounters::default(),
+        tree: TreeReport::default(),
+    };
+    if root_numbers.is_solved() {
+        run.counters = root_searcher.counters();
+        return run;
+    }
+    let mut tree = Tree::new(root_numbers, config.tree_bytes);
+    let slots = workers.slots().max(1);
+    if slots > 1 {
+        // The root's children from the table and the static rules, so that every worker has
+        // a leaf from the first job on (a one-node tree gives one job at a time).
+        let children: Vec<(u8, Numbers)> = root_searcher
+            .children(root)
+            .into_iter()
+            .map(|(mv, numbers)| (mv.square() as u8, numbers))
+            .collect();
+        if !children.is_empty() {
+            tree.expand(0, &children);
+            tree.recompute(0);
+            run.tree.expansions += 1;
+        }
+    }
+    run.counters = root_searcher.counters();
+    drop(root_searcher);
+    let mut wait = Duration::ZERO;
+    let mut busy_ns = 0u64;
+    let terms = workers.terms();
+    let mut in_flight = 0usize;
+    // Work limits of the jobs in flight: the node budget left for new jobs excludes them, so
+    // that all jobs together stay within it.
+    let mut reserved = 0u64;
+    // Whether a slot went unused since the last result because no leaf could be selected.
+    let mut starved = false;
+    loop {
+        let out_of_budget = run.nodes >= node_budget
+            || limits.stop.load(Ordering::Relaxed)
+            || limits.deadline.is_some_and(|d| Instant::now() >= d);
+        if tree.nodes[0].real.is_solved() || out_of_budget {
+            break;
+        }
+        while in_flight < slots {
+            // Share what is left of the node budget among the free slots.
+            let left = node_budget.saturating_sub(run.nodes + reserved);
+            if left == 0 {
+                break;
+            }
+            let Some(mut job) = select_job(&mut tree, root, attacker, config, terms) else {
+                starved = true;
+                break;
+            };
+            let share = (left / (slots - in_flight) as u64).max(1);
+            job.work.limit = job.work.limit.min(share);
+            reserved += job.work.limit;
+            in_flight += 1;
+            workers.submit(job);
+        }
+        if in_flight == 0 {
+            // Nothing in flight and nothing to select: only possible if solved.
+            break;
+        }
+        let waited = Instant::now();
+        let received = workers.receive(POLL);
+        wait += waited.elapsed();
+        if let Some(result) = received {
+            in_flight -= 1;
+            reserved -= result.work_limit;
+            busy_ns += result.busy_ns;
+            // A starved root expands the leaf at once: its children are new leaves for the
+            // free slots.
+            let split_at = if starved { 0 } else { config.split_threshold };
+            merge(&mut tree, root, attacker, split_at, table, &mut run, result);
+            starved = false;
+            if let Some(live) = limits.live {
+                live.publish_root(tree.nodes[0].real);
+            }
+        }
+    }
+    // Stop the jobs in flight and take their results in.
+    if in_flight > 0 {
+        workers.abort();
+    }
+    while in_flight > 0 {
+        if let Some(result) = workers.receive(POLL) {
+            in_flight -= 1;
+            busy_ns += result.busy_ns;
+            merge(
+                &mut tree,
+                root,
+                attacker,
+                config.split_threshold,
+                table,
+                &mut run,
+                result,
+            );
+        }
+    }
+    let wall = start.elapsed().as_secs_f64().max(1e-9);
+    run.numbers = tree.nodes[0].real;
+    run.tree.nodes = tree.live;
+    run.tree.peak_nodes = tree.peak;
+    run.tree.mean_job_work = if run.tree.jobs > 0 {
+        run.nodes as f64 / run.tree.jobs as f64
+    } else {
+        0.0
+    };
+    run.tree.worker_busy_pct =
+        100.0 * busy_ns as f64 / 1e9 / (wall * workers.threads().max(1) as f64);
+    run.tree.root_wait_pct = 100.0 * wait.as_secs_f64() / wall;
+    run
+}
+
+/// Walks down by the virtual numbers to the most-proving leaf, marks it in flight, and
+/// returns its job (on `terms`); `None` when every path is virtually solved.
+fn select_job(
+    tree: &mut Tree,
+    root: &Position,
+    attacker: Player,
+    config: &PnDfpnConfig,
+    terms: JobTerms,
+) -> Option<Job> {
+    if tree.nodes[0].virt.is_solved() {
+        return None;
+    }
+    let mut path_ids = vec![0u32];
+    let mut path = Vec::new();
+    let mut thresholds = Numbers {
+        phi: INFINITY,
+        delta: INFINITY,
+    };
+    let mut id = 0u32;
+    while tree.nodes[id as usize].first_child != NONE {
+        let children = tree.children(id);
+        let selection = select_child(children.len(), |i| tree.nodes[children[i] as usize].virt);
+        thresholds = child_thresholds(thresholds, &selection, config.epsilon);
+        let best = children[selection.best];
+        id = best;
+        let square = tree.nodes[id as usize].square;
+        path.push(square);
+        path_ids.push(id);
+    }
+    let leaf = tree.nodes[id as usize];
+    if leaf.virt.is_solved() {
+        return None;
+    }
+    // The thresholds must leave the leaf room to grow, whatever rounding did on the way down.
+    thresholds.phi = thresholds.phi.max(leaf.real.phi.saturating_add(1));
+    thresholds.delta = thresholds.delta.max(leaf.real.delta.saturating_add(1));
+    tree.nodes[id as usize].virt = provisional(leaf.real);
+    for &n in &path_ids {
+        tree.nodes[n as usize].in_flight += 1;
+    }
+    for &n in path_ids.iter().rev().skip(1) {
+        tree.recompute(n);
+    }
+    Some(Job {
+        root: *root,
+        attacker,
+        epsilon: config.epsilon,
+        path,
+        thresholds,
+        work: WorkBudget {
+            limit: config.job_work,
+            minimum: terms.min_work,
+        },
+        share_solved_from: terms.share_solved_from,
+    })
+}
+
+/// Takes a job's result into the tree: the leaf's numbers, expansion past the split
+/// threshold, and back-propagation (real and virtual) to the root.
+fn merge(
+    tree: &mut Tree,
+    root: &Position,
+    attacker: Player,
+    split_threshold: u64,
+    table: &Table,
+    run: &mut PnDfpnRun,
+    result: JobResult,
+) {
+    run.nodes += result.work;
+    run.tree.jobs += 1;
+    run.counters.add(&result.counters);
+    // Find the leaf again by its moves; a freed subtree ends the walk early.
+    let mut ids = vec![0u32];
+    let mut positions = vec![*root];
+    for &square in &result.path {
+        let here = *ids.last().unwrap();
+        let next = tree
+            .children(here)
+            .into_iter()
+            .find(|&c| tree.nodes[c as usize].square == square);
+        match next {
+            Some(c) => {
+                ids.push(c);
+                let pos = positions
+                    .last()
+                    .unwrap()
+                    .play(Move::from_square(square as usize));
+                positions.push(pos);
+            }
+            None => break,
+        }
+    }
+    // The job's work was done below every node of its path: each carries it, so that an
+    // internal node's table entry (stored below) weighs its whole subtree, not the work it had
+    // when it was expanded.
+    let work = result.work.min(u64::from(u32::MAX)) as u32;
+    for &n in &ids {
+        let node = &mut tree.nodes[n as usize];
+        node.in_flight = node.in_flight.saturating_sub(1);
+        node.work = node.work.saturating_add(work);
+    }
+    let found = ids.len() == result.path.len() + 1;
+    let mut counters = TableCounters::default();
+    if found && result.numbers.is_solved() {
+        // A solved leaf's children as the worker saw them, so that a best move can be read
+        // from this table (the worker's may be another process's). Entries already here are
+        // kept: they carry their work.
+        let leaf_pos = positions.last().unwrap();
+        for &(square, numbers) in &result.children {
+            let key = table_key(&leaf_pos.play(Move::from_square(square as usize)), attacker);
+            if table.lookup(key, &mut counters).is_none() {
+                table.store(key, numbers, 1, &mut counters);
+            }
+        }
+    }
+    if found {
+        let leaf = *ids.last().unwrap();
+        let node = &mut tree.nodes[leaf as usize];
+        node.real = result.numbers;
+        node.virt = result.numbers;
+        let expand = !result.numbers.is_solved()
+            && node.first_child == NONE
+            && u64::from(node.work) >= split_threshold
+            && tree.live + result.children.len() as u64 <= tree.capacity;
+        if expand {
+            tree.expand(leaf, &result.children);
+            run.tree.expansions += 1;
+        }
+    }
+    // Back-propagate along the walked path (the leaf itself only if it has children).
+    for (depth, &n) in ids.iter().enumerate().rev() {
+        if tree.nodes[n as usize].first_child != NONE {
+            tree.recompute(n);
+        }
+        let node = tree.nodes[n as usize];
+        if node.real.is_solved() && node.in_flight == 0 && node.first_child != NONE {
+            tree.free_below(n);
+        }
+        // The table learns the tree's numbers too, so best moves and later runs find them.
+        let key = table_key(&positions[depth], attacker);
+        table.store(key, node.real, u64::from(node.work).max(1), &mut counters);
+    }
+    run.counters.add(&counters);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+    use std::sync::atomic::AtomicBool;
+
+    /// Line 67 of `positions/midgame.txt`: an O win that "does O win?" takes some 100,000 MID
+    /// calls to prove.
+    const POSITION: &str = "X;O.O...O..;X..OOO..O/X.XX...X./O...O.X.O/XO..X..O./..XXO.X../.O...X.../OOO...XO./X.O...X../.OX.....X";
+
+    /// Workers that run each job when its result is asked for, one at a time: the tree then
+    /// grows the same way on every run.
+    struct InlineWorkers<'a> {
+        slots: usize,
+        table: &'a Table,
+        limits: Limits<'a>,
+        queue: VecDeque<Job>,
+    }
+
+    impl Workers for InlineWorkers<'_> {
+        fn slots(&self) -> usize {
+            self.slots
+        }
+        fn threads(&self) -> usize {
+            1
+        }
+        fn terms(&self) -> JobTerms {
+            JobTerms::default()
+        }
+        fn submit(&mut self, job: Job) {
+            self.queue.push_back(job);
+        }
+        fn receive(&mut self, _timeout: Duration) -> Option<JobResult> {
+            let job = self.queue.pop_front()?;
+            Some(job.run(self.table, self.limits, None))
+        }
+        fn abort(&mut self) {}
+    }
+
+    /// 80,000 MID calls of "does O win?" at [`POSITION`] against `table`, with `slots` jobs in
+    /// flight and a split threshold never reached.
+    fn search_with(slots: usize, table: &Table) -> PnDfpnRun {
+        let root: Position = POSITION.parse().unwrap();
+        let stop = AtomicBool::new(false);
+        let limits = Limits::stop_only(&stop);
+        let config = PnDfpnConfig {
+            job_work: 1_000,
+            split_threshold: u64::MAX,
+            tree_bytes: 1 << 20,
+            epsilon: 0.25,
+        };
+        let mut workers = InlineWorkers {
+            slots,
+            table,
+            limits,
+            queue: VecDeque::new(),
+        };
+        let run = search(
+            &root,
+            Player::O,
+            &config,
+            table,
+            limits,
+            80_000,
+            &mut workers,
+        );
+        assert!(!run.numbers.is_solved(), "the budget must end the search");
+        run
+    }
+
+    #[test]
+    fn the_tree_grows_before_the_split_threshold_only_to_keep_workers_busy() {
+        let expansions = |slots| {
+            search_with(slots, &Table::new(64 << 20).unwrap())
+                .tree
+                .expansions
+        };
+        // One job at a time never needs a second leaf: the tree stays the root alone.
+        assert_eq!(expansions(1), 0);
+        // Four: the root is expanded at once, and a returning leaf again whenever the root
+        // found no leaf for a free slot (here two slots never want for one).
+        assert!(expansions(4) >= 2);
+    }
+
+    #[test]
+    fn an_expanded_root_is_stored_with_the_work_of_its_whole_tree() {
+        let table = Table::new(64 << 20).unwrap();
+        // Four slots expand the root before the first job.
+        let run = search_with(4, &table);
+        let root: Position = POSITION.parse().unwrap();
+        let mut counters = TableCounters::default();
+        let stored = table
+            .lookup(table_key(&root, Player::O), &mut counters)
+            .expect("the root is in the table");
+        // The table keeps work rounded down to a power of two.
+        assert!(
+            stored.work * 2 > run.nodes,
+            "the root is stored with work {} after {} MID calls below it",
+            stored.work,
+            run.nodes
+        );
+    }
+}

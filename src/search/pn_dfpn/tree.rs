@@ -1,0 +1,150 @@
+//! The root tree's storage: an arena of 32-byte nodes linked first-child/next-sibling, with
+//! real and virtual numbers, and a free list of the slots of freed subtrees.
+
+use crate::search::numbers::{add, Numbers, INFINITY};
+
+/// "No node" in the first-child and next-sibling links.
+pub(super) const NONE: u32 = u32::MAX;
+
+/// A tree node: 32 bytes (checked at compile time).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Node {
+    /// The first child, or [`NONE`] for a leaf.
+    pub(super) first_child: u32,
+    /// The next child of the same parent, or [`NONE`].
+    pub(super) next_sibling: u32,
+    /// The numbers the searches found (for the side to move at the node).
+    pub(super) real: Numbers,
+    /// [`Node::real`] with each leaf in flight counted as solved the way it leans.
+    pub(super) virt: Numbers,
+    /// Cumulative job work at or below this node, saturating.
+    pub(super) work: u32,
+    /// Jobs in flight at or below this node.
+    pub(super) in_flight: u16,
+    /// The square of the move from the parent.
+    pub(super) square: u8,
+    _pad: u8,
+}
+
+const _: () = assert!(std::mem::size_of::<Node>() == 32);
+
+/// The arena of nodes, with a free list of slots from freed subtrees.
+pub(super) struct Tree {
+    /// The nodes; the root is node 0.
+    pub(super) nodes: Vec<Node>,
+    free: Vec<u32>,
+    /// Nodes in use.
+    pub(super) live: u64,
+    /// The most nodes in use at any time.
+    pub(super) peak: u64,
+    /// The most nodes the tree may hold.
+    pub(super) capacity: u64,
+}
+
+impl Tree {
+    pub(super) fn new(root: Numbers, bytes: u64) -> Tree {
+        let root = Node {
+            first_child: NONE,
+            next_sibling: NONE,
+            real: root,
+            virt: root,
+            work: 0,
+            in_flight: 0,
+            square: 0,
+            _pad: 0,
+        };
+        Tree {
+            nodes: vec![root],
+            free: Vec::new(),
+            live: 1,
+            peak: 1,
+            capacity: (bytes / 32).max(1),
+        }
+    }
+
+    fn alloc(&mut self, node: Node) -> u32 {
+        self.live += 1;
+        self.peak = self.peak.max(self.live);
+        match self.free.pop() {
+            Some(id) => {
+                self.nodes[id as usize] = node;
+                id
+            }
+            None => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The children of `id`, in order.
+    pub(super) fn children(&self, id: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut child = self.nodes[id as usize].first_child;
+        while child != NONE {
+            out.push(child);
+            child = self.nodes[child as usize].next_sibling;
+        }
+        out
+    }
+
+    /// Gives the leaf `id` children: (square of the move, numbers) each.
+    pub(super) fn expand(&mut self, id: u32, children: &[(u8, Numbers)]) {
+        let mut previous = NONE;
+        for &(square, numbers) in children.iter().rev() {
+            previous = self.alloc(Node {
+                first_child: NONE,
+                next_sibling: previous,
+                real: numbers,
+                virt: numbers,
+                work: 0,
+                in_flight: 0,
+                square,
+                _pad: 0,
+            });
+        }
+        self.nodes[id as usize].first_child = previous;
+    }
+
+    /// Frees every node below `id`.
+    pub(super) fn free_below(&mut self, id: u32) {
+        let mut stack = self.children(id);
+        self.nodes[id as usize].first_child = NONE;
+        while let Some(n) = stack.pop() {
+            stack.extend(self.children(n));
+            self.free.push(n);
+            self.live -= 1;
+        }
+    }
+
+    /// Recomputes an internal node's real and virtual numbers from its children.
+    pub(super) fn recompute(&mut self, id: u32) {
+        let mut real = Numbers {
+            phi: INFINITY,
+            delta: 0,
+        };
+        let mut virt = Numbers {
+            phi: INFINITY,
+            delta: 0,
+        };
+        for child in self.children(id) {
+            let c = self.nodes[child as usize];
+            real.phi = real.phi.min(c.real.delta);
+            real.delta = add(real.delta, c.real.phi);
+            virt.phi = virt.phi.min(c.virt.delta);
+            virt.delta = add(virt.delta, c.virt.phi);
+        }
+        let node = &mut self.nodes[id as usize];
+        node.real = real;
+        node.virt = virt;
+    }
+}
+
+/// The numbers a leaf counts as while a job runs on it: solved in the direction it leans.
+pub(super) fn provisional(real: Numbers) -> Numbers {
+    if real.phi < real.delta {
+        Numbers::PROVED
+    } else {
+        Numbers::DISPROVED
+    }
+}

@@ -1,0 +1,93 @@
+//! The default transport: worker threads in this process, all searching against the solve's
+//! own table, fed over channels.
+
+use super::{receive_from_threads, serve_jobs, start_round, PanicFlag, Workers};
+use crate::search::dfpn::{Limits, LiveStats};
+use crate::search::job::{Job, JobResult, JobTerms};
+use crate::search::table::Table;
+use crossbeam_channel::{Receiver, Sender};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// The worker threads of [`with_local_workers`].
+struct LocalWorkers<'a> {
+    threads: usize,
+    jobs: Sender<Job>,
+    results: Receiver<JobResult>,
+    abort: &'a AtomicBool,
+    /// Raised by a worker thread that panicked: its job's result will never come.
+    failed: &'a AtomicBool,
+}
+
+impl Workers for LocalWorkers<'_> {
+    fn slots(&self) -> usize {
+        self.threads
+    }
+
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
+    fn terms(&self) -> JobTerms {
+        // One table: nothing to share, and no round trip to hide.
+        JobTerms::default()
+    }
+
+    fn submit(&mut self, job: Job) {
+        start_round(self.abort);
+        self.jobs.send(job).expect("workers outlive the root loop");
+    }
+
+    fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
+        receive_from_threads(&self.results, timeout, self.failed)
+    }
+
+    fn abort(&mut self) {
+        self.abort.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Calls `f` with `threads` worker threads (at least one) that run jobs against `table`, stop
+/// at `deadline` and count their nodes in `live`; the threads end when `f` returns.
+pub fn with_local_workers<R>(
+    table: &Table,
+    threads: usize,
+    deadline: Option<Instant>,
+    live: Option<&LiveStats>,
+    f: impl FnOnce(&mut dyn Workers) -> R,
+) -> R {
+    let abort = AtomicBool::new(false);
+    let failed = AtomicBool::new(false);
+    let limits = Limits {
+        stop: &abort,
+        deadline,
+        live,
+    };
+    let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
+    let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();
+    let threads = threads.max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let job_rx = job_rx.clone();
+            let result_tx = result_tx.clone();
+            let failed = &failed;
+            scope.spawn(move || {
+                let _flag = PanicFlag(failed);
+                serve_jobs(job_rx, table, limits, |result| {
+                    result_tx.send(result).is_ok()
+                });
+            });
+        }
+        drop(result_tx);
+        let mut workers = LocalWorkers {
+            threads,
+            jobs: job_tx,
+            results: result_rx,
+            abort: &abort,
+            failed: &failed,
+        };
+        // Dropping the workers, also when `f` panics, closes the job channel: the threads
+        // finish and the scope ends.
+        f(&mut workers)
+    })
+}
