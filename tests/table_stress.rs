@@ -1,7 +1,7 @@
 //! Several threads hammer a tiny table; no reader may ever see a torn entry. Every stored
 //! φ is a checksum of the key and δ, so an entry mixing two writes is caught.
 use uttt::search::numbers::Numbers;
-use uttt::search::{Table, TableCounters};
+use uttt::search::Table;
 
 fn checksum(key: u64, delta: u32) -> u32 {
     let mixed = (key ^ u64::from(delta).wrapping_mul(0x9E37_79B9_7F4A_7C15))
@@ -19,7 +19,7 @@ fn concurrent_readers_never_see_torn_entries() {
             .map(|t| {
                 let table = &table;
                 scope.spawn(move || {
-                    let mut counters = TableCounters::default();
+                    let mut writer = table.writer();
                     let mut state = 0x1234_5678 + t as u64;
                     let mut checked = 0;
                     for i in 0..ops {
@@ -34,8 +34,8 @@ fn concurrent_readers_never_see_torn_entries() {
                                 phi: checksum(key, delta),
                                 delta,
                             };
-                            table.store(key, numbers, state >> 50, &mut counters);
-                        } else if let Some(found) = table.lookup(key, &mut counters) {
+                            writer.store(key, numbers, state >> 50);
+                        } else if let Some(found) = writer.lookup(key) {
                             let n = found.numbers;
                             assert_eq!(
                                 n.phi,
@@ -45,7 +45,7 @@ fn concurrent_readers_never_see_torn_entries() {
                             checked += 1;
                         }
                     }
-                    (checked, counters.replacements)
+                    (checked, writer.counters().replacements)
                 })
             })
             .collect();

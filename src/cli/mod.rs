@@ -4,6 +4,7 @@
 mod args;
 mod gen_cmd;
 mod interrupt;
+mod memory;
 mod perft_cmd;
 mod show;
 mod solve;

@@ -1,4 +1,5 @@
-//! Parsing of sizes (`512M`, `1GiB`) and durations (`30s`, `2m`, `1h`) given on the command line.
+//! Parsing of sizes (`512M`, `1GiB`) and durations (`30s`, `2m`, `1h`) given on the command
+//! line, and sizes shown to people.
 
 use std::time::Duration;
 
@@ -54,6 +55,16 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         }
     };
     Duration::try_from_secs_f64(seconds).map_err(|_| format!("duration `{text}` is out of range"))
+}
+
+/// Bytes for people, in binary units: `512 MiB`, `1.5 GiB`.
+pub fn show_bytes(bytes: u64) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    if bytes >= 1 << 30 {
+        format!("{:.1} GiB", bytes as f64 / GIB)
+    } else {
+        format!("{} MiB", bytes >> 20)
+    }
 }
 
 #[cfg(test)]

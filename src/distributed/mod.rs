@@ -86,7 +86,7 @@
 use crate::search::dfpn::{Limits, Poll, SolvedEntry};
 use crate::search::workers::placement::{Owners, SHARE_MIN_WORK};
 use crate::search::workers::serve_jobs;
-use crate::search::{Job, JobResult, JobTerms, Table, TableCounters, Workers};
+use crate::search::{Job, JobResult, JobTerms, Table, Workers};
 use mpi::environment::Universe;
 use mpi::topology::{Process, SimpleCommunicator};
 use mpi::traits::*;
@@ -639,11 +639,10 @@ impl WorkerRank<'_> {
                 // Rank 0 sends a job after an abort only once every job of the aborted round
                 // has returned here: the abort concerns no running search any more.
                 self.abort.store(false, Ordering::Relaxed);
-                let mut counters = TableCounters::default();
+                let mut writer = self.table.writer();
                 for entry in &learned {
-                    entry.store(self.table, &mut counters);
+                    entry.store(&mut writer);
                 }
-                self.table.report_remaining_fills(&counters);
                 self.jobs
                     .send(job)
                     .expect("this thread holds a receiver of its jobs");
@@ -684,7 +683,7 @@ fn share_most_work(mut result: JobResult) -> JobResult {
 mod tests {
     use super::*;
     use crate::game::Player;
-    use crate::search::{Numbers, WorkBudget};
+    use crate::search::{Numbers, TableCounters, WorkBudget};
 
     #[test]
     fn a_rank_with_fewer_cpus_than_threads_is_told_how_to_unbind_it() {

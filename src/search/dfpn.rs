@@ -5,7 +5,7 @@
 
 use super::numbers::{child_thresholds, initial_numbers, select_child, Numbers, INFINITY};
 use super::rules::{evaluate, Evaluation};
-use super::table::{Table, TableCounters};
+use super::table::{Table, TableCounters, TableWriter};
 use super::table_key;
 use crate::game::{Move, MoveSet, Player, Position};
 use serde::{Deserialize, Serialize};
@@ -101,15 +101,15 @@ pub struct SolvedEntry {
 }
 
 impl SolvedEntry {
-    /// Stores the entry in `table`.
-    pub fn store(&self, table: &Table, counters: &mut TableCounters) {
-        table.store(self.key, self.numbers, self.work, counters);
+    /// Stores the entry through `table`.
+    pub fn store(&self, table: &mut TableWriter) {
+        table.store(self.key, self.numbers, self.work);
     }
 }
 
 /// A single-threaded DFPN searcher for one binary question, over a shared table.
 pub struct Dfpn<'a> {
-    table: &'a Table,
+    table: TableWriter<'a>,
     attacker: Player,
     epsilon: f64,
     limits: Limits<'a>,
@@ -119,7 +119,6 @@ pub struct Dfpn<'a> {
     node_budget_end: u64,
     next_check: u64,
     stopped: bool,
-    counters: TableCounters,
     /// Whether this searcher's root is the solve's root, whose numbers go to the live display.
     publishes_root: bool,
     /// One reusable child buffer per ply, so MID allocates nothing in steady state.
@@ -135,11 +134,10 @@ pub struct Dfpn<'a> {
 }
 
 impl Drop for Dfpn<'_> {
-    /// Reports what the searcher has not reported yet: its table fills, and to the live
-    /// display the MID calls made since its last check (up to [`CHECK_INTERVAL`] of them, which
-    /// many short PN-DFPN jobs would otherwise leave out of the live count).
+    /// Reports to the live display the MID calls made since the searcher's last check (up to
+    /// [`CHECK_INTERVAL`] of them, which many short PN-DFPN jobs would otherwise leave out of
+    /// the live count). Its table writer reports its fills as it is dropped.
     fn drop(&mut self) {
-        self.table.report_remaining_fills(&self.counters);
         if let Some(live) = self.limits.live {
             let reported = self.next_check - self.check_interval;
             live.nodes
@@ -152,7 +150,7 @@ impl<'a> Dfpn<'a> {
     /// A searcher for "does `attacker` win?".
     pub fn new(table: &'a Table, attacker: Player, epsilon: f64, limits: Limits<'a>) -> Dfpn<'a> {
         Dfpn {
-            table,
+            table: table.writer(),
             attacker,
             epsilon,
             limits,
@@ -160,7 +158,6 @@ impl<'a> Dfpn<'a> {
             node_budget_end: u64::MAX,
             next_check: CHECK_INTERVAL,
             stopped: false,
-            counters: TableCounters::default(),
             publishes_root: false,
             frames: Vec::new(),
             share_min_work: None,
@@ -205,7 +202,7 @@ impl<'a> Dfpn<'a> {
 
     /// Table traffic so far.
     pub fn counters(&self) -> TableCounters {
-        self.counters
+        self.table.counters()
     }
 
     /// Whether the stop flag or the deadline ended the last search.
@@ -253,10 +250,7 @@ impl<'a> Dfpn<'a> {
     /// Both keys of a position share a bucket (see [`table_key`]), so the second lookup reads
     /// the same cache line.
     fn table_numbers(&mut self, pos: &Position) -> Option<Numbers> {
-        let own = self
-            .table
-            .lookup(self.key(pos), &mut self.counters)
-            .map(|found| found.numbers);
+        let own = self.table.lookup(self.key(pos)).map(|found| found.numbers);
         if own.is_some_and(Numbers::is_solved) {
             return own;
         }
@@ -264,7 +258,7 @@ impl<'a> Dfpn<'a> {
         let other_to_move = pos.side_to_move() == other;
         let other_wins = self
             .table
-            .lookup(table_key(pos, other), &mut self.counters)
+            .lookup(table_key(pos, other))
             .is_some_and(|found| {
                 let numbers = found.numbers;
                 if other_to_move {
@@ -298,9 +292,7 @@ impl<'a> Dfpn<'a> {
     /// The work the table recorded for `pos` (0 if it is not there).
     pub fn recorded_work(&mut self, pos: &Position) -> u64 {
         let key = self.key(pos);
-        self.table
-            .lookup(key, &mut self.counters)
-            .map_or(0, |found| found.work)
+        self.table.lookup(key).map_or(0, |found| found.work)
     }
 
     /// Searches `root` until it is solved, `work_limit` more MID calls are spent, or a limit
@@ -421,7 +413,7 @@ impl<'a> Dfpn<'a> {
                 self.mid(&child, child_key, child_moves, child_thresholds, ply + 1);
         }
         let work = self.nodes - start_nodes;
-        self.table.store(key, numbers, work, &mut self.counters);
+        self.table.store(key, numbers, work);
         if numbers.is_solved() && self.share_min_work.is_some_and(|min| work >= min) {
             self.solved.push(SolvedEntry { key, numbers, work });
         }

@@ -1,6 +1,8 @@
 //! From command-line arguments to the search's typed options and its table.
 
 use super::super::args::{EngineArg, PlayerArg, SearchArgs};
+use crate::cli::memory::shortfall;
+use crate::cli::units::show_bytes;
 use crate::game::Player;
 use crate::search::{Engine, SolveOptions, Table};
 
@@ -46,12 +48,22 @@ pub fn search_options(
     })
 }
 
-/// The table the arguments ask for: in `--table-file` if given, else anonymous memory.
+/// The table the arguments ask for: in `--table-file` if given, else anonymous memory (if it
+/// fits in the memory available).
 pub fn open_table(args: &SearchArgs) -> anyhow::Result<Table> {
-    match &args.table_file {
-        Some(path) => Table::open_file(path, args.table_mem),
-        None => Table::new(args.table_mem),
-    }
+    Ok(match &args.table_file {
+        Some(path) => Table::open_file(path, args.table_mem)?,
+        None => {
+            if let Some(available) = shortfall(args.table_mem) {
+                anyhow::bail!(
+                    "a table of {} (--table-mem) does not fit in the {} of memory available",
+                    show_bytes(args.table_mem),
+                    show_bytes(available)
+                );
+            }
+            Table::new(args.table_mem)?
+        }
+    })
 }
 
 #[cfg(test)]
@@ -77,9 +89,5 @@ mod tests {
         assert_eq!(options.time_limit, None);
         assert_eq!(options.node_limit, None);
         assert_eq!(options.attacker, None);
-        assert_eq!(
-            args.search.table_mem,
-            crate::search::table::DEFAULT_TABLE_BYTES
-        );
     }
 }

@@ -5,8 +5,9 @@ use super::options::{open_table, search_options};
 use super::progress::{show_progress, with_live_line};
 use super::report::{certificate_text, exit_code, summary_text, SolveJson};
 use crate::cli::args::{PositionArgs, SolveArgs};
+use crate::cli::memory::shortfall;
+use crate::cli::units::show_bytes;
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_INTERRUPTED};
-use crate::search::table::{available_memory, show_bytes};
 use crate::search::workers::private::with_private_tables;
 use crate::search::{Engine, SolveOptions, Solver, Table};
 use std::io::Write;
@@ -79,7 +80,7 @@ fn private_tables(options: &SolveOptions, bytes: u64) -> anyhow::Result<Vec<Tabl
     }
     let threads = options.worker_threads();
     let needed = bytes.saturating_mul(threads as u64 + 1);
-    if let Some(available) = available_memory().filter(|&available| needed > available) {
+    if let Some(available) = shortfall(needed) {
         anyhow::bail!(
             "--private-tables: {threads} worker tables and the root's, of --table-mem {} each, \
              do not fit in the {} of memory available (lower --table-mem or --threads)",
@@ -87,5 +88,7 @@ fn private_tables(options: &SolveOptions, bytes: u64) -> anyhow::Result<Vec<Tabl
             show_bytes(available)
         );
     }
-    (0..threads).map(|_| Table::new(bytes)).collect()
+    Ok((0..threads)
+        .map(|_| Table::new(bytes))
+        .collect::<Result<_, _>>()?)
 }

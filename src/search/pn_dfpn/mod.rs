@@ -308,7 +308,7 @@ fn merge(
         node.work = node.work.saturating_add(work);
     }
     let found = ids.len() == result.path.len() + 1;
-    let mut counters = TableCounters::default();
+    let mut writer = table.writer();
     if found && result.numbers.is_solved() {
         // A solved leaf's children as the worker saw them, so that a best move can be read
         // from this table (the worker's may be another process's). Entries already here are
@@ -316,8 +316,8 @@ fn merge(
         let leaf_pos = positions.last().unwrap();
         for &(square, numbers) in &result.children {
             let key = table_key(&leaf_pos.play(Move::from_square(square as usize)), attacker);
-            if table.lookup(key, &mut counters).is_none() {
-                table.store(key, numbers, 1, &mut counters);
+            if writer.lookup(key).is_none() {
+                writer.store(key, numbers, 1);
             }
         }
     }
@@ -346,9 +346,9 @@ fn merge(
         }
         // The table learns the tree's numbers too, so best moves and later runs find them.
         let key = table_key(&positions[depth], attacker);
-        table.store(key, node.real, u64::from(node.work).max(1), &mut counters);
+        writer.store(key, node.real, u64::from(node.work).max(1));
     }
-    run.counters.add(&counters);
+    run.counters.add(&writer.counters());
 }
 
 #[cfg(test)]
@@ -441,9 +441,9 @@ mod tests {
         // Four slots expand the root before the first job.
         let run = search_with(4, &table);
         let root: Position = POSITION.parse().unwrap();
-        let mut counters = TableCounters::default();
         let stored = table
-            .lookup(table_key(&root, Player::O), &mut counters)
+            .writer()
+            .lookup(table_key(&root, Player::O))
             .expect("the root is in the table");
         // The table keeps work rounded down to a power of two.
         assert!(

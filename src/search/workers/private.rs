@@ -12,7 +12,7 @@ use super::placement::{Owners, SHARE_MIN_WORK};
 use super::{receive_from_threads, serve_jobs, start_round, PanicFlag, Workers};
 use crate::search::dfpn::{Limits, LiveStats};
 use crate::search::job::{Job, JobResult, JobTerms};
-use crate::search::table::{Table, TableCounters};
+use crate::search::table::Table;
 use crossbeam_channel::{Receiver, Sender};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -58,11 +58,12 @@ impl Workers for PrivateTableWorkers<'_> {
     fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
         let (worker, mut result) = receive_from_threads(&self.results, timeout, self.failed)?;
         self.in_flight[worker] -= 1;
-        let mut counters = TableCounters::default();
-        for entry in std::mem::take(&mut result.solved) {
-            for (other, table) in self.tables.iter().enumerate() {
-                if other != worker {
-                    entry.store(table, &mut counters);
+        let solved = std::mem::take(&mut result.solved);
+        for (other, table) in self.tables.iter().enumerate() {
+            if other != worker {
+                let mut writer = table.writer();
+                for entry in &solved {
+                    entry.store(&mut writer);
                 }
             }
         }

@@ -1,0 +1,562 @@
+//! The transposition table: a concurrent, lock-free-for-readers cache of proof numbers in an
+//! anonymous or file-backed memory mapping.
+//!
+//! Layout: a power-of-two number of 64-byte buckets (one cache line each), four 16-byte
+//! entries per bucket; how an entry is read and written concurrently is in [`entry`], table
+//! files in [`file`]. Searchers read and write through a [`TableWriter`], which counts their
+//! traffic and reports the slots they filled, which drive growth.
+//!
+//! Growth: an anonymous table starts by using only its first [`INITIAL_ACTIVE_BYTES`] and
+//! doubles the part in use (the *active* buckets) whenever half of the active entries have
+//! been filled, up to the whole mapping. Memory is only touched (and zeroed by the kernel) as
+//! the table grows, so a small solve with a large table costs what a small table would. When
+//! the active part doubles, an entry whose key now selects the other half stays where it was
+//! and is no longer found: lost cache, never a wrong answer (the tag comparison below holds
+//! for every active size, which is never below [`MIN_BUCKETS`]). Table files do not grow: they
+//! use all their buckets from the start, so a rerun finds every entry where it left it.
+//!
+//! A key is the position's 64-bit hash mixed with the question's attacker. The bucket index
+//! uses the low bits and the tag the high 42 bits, so a lookup compares at least 52 key bits
+//! (the smallest table has 1024 buckets) against four entries: a false match has probability
+//! at most 4 · 2⁻⁵² ≈ 9 · 10⁻¹⁶ per lookup, about one in a thousand over 10¹² lookups.
+
+mod entry;
+mod file;
+
+pub use file::FILE_HEADER_BYTES;
+
+use super::numbers::Numbers;
+use entry::{
+    key_tag, meta_work_log, work_log_of, Bucket, SOLVED_BONUS_LOG, TAG_MASK, TAG_SHIFT, WORK_SHIFT,
+};
+use memmap2::{MmapOptions, MmapRaw};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Bytes per bucket: one cache line.
+pub const BUCKET_BYTES: usize = 64;
+/// Entries per bucket.
+pub const ENTRIES_PER_BUCKET: usize = 4;
+/// The smallest table: 1024 buckets (64 KiB).
+pub const MIN_BUCKETS: usize = 1024;
+/// The most index bits a table uses (2⁴⁰ buckets, 64 TiB). Key bits above them only reach
+/// the tag, so keys that differ only there share a bucket but never a tag (see
+/// `search::table_key`).
+pub const MAX_INDEX_BITS: u32 = 40;
+/// The part of an anonymous table in use at the start (see the module documentation).
+pub const INITIAL_ACTIVE_BYTES: u64 = 4 << 20;
+/// Stores into empty slots a searcher counts before reporting them to the table (so the
+/// shared fill counter is touched once per this many, not on every store).
+const FILL_REPORT_BATCH: u64 = 256;
+/// Counters of one searcher's table traffic (kept per thread, summed at the end, so the hot
+/// path never contends on shared counters).
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableCounters {
+    /// Lookups made.
+    pub lookups: u64,
+    /// Lookups that found the position.
+    pub hits: u64,
+    /// Stores made.
+    pub stores: u64,
+    /// Stores that evicted another position's entry.
+    pub replacements: u64,
+    /// Stores into empty slots (they drive the table's growth).
+    #[serde(default)]
+    pub fills: u64,
+}
+
+impl TableCounters {
+    /// Adds another searcher's counters.
+    pub fn add(&mut self, other: &TableCounters) {
+        self.lookups += other.lookups;
+        self.hits += other.hits;
+        self.stores += other.stores;
+        self.replacements += other.replacements;
+        self.fills += other.fills;
+    }
+}
+
+/// What a lookup found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// The stored proof numbers.
+    pub numbers: Numbers,
+    /// The stored work (rounded down to a power of two).
+    pub work: u64,
+}
+
+/// The concurrent transposition table.
+pub struct Table {
+    /// The mapping. A raw mapping, because every thread writes through shared references
+    /// (the entries are atomics); a `MmapMut` only hands out writable memory through `&mut`.
+    map: MmapRaw,
+    /// Byte offset of the first bucket in the mapping (the header size for files, else 0).
+    offset: usize,
+    /// The mask of the whole mapping's bucket count.
+    bucket_mask: u64,
+    /// The mask of the buckets in use (see the module documentation); grows up to
+    /// `bucket_mask`.
+    active_mask: AtomicU64,
+    /// Stores into empty slots reported so far (approximate: searchers report in batches).
+    filled: AtomicU64,
+    file: Option<PathBuf>,
+    /// The open table file, holding an exclusive lock on it while the table lives.
+    _lock: Option<File>,
+}
+
+/// Rounds a byte budget down to a power-of-two number of buckets (at least [`MIN_BUCKETS`]).
+pub fn buckets_for_bytes(bytes: u64) -> usize {
+    let buckets = (bytes / BUCKET_BYTES as u64).clamp(MIN_BUCKETS as u64, 1 << MAX_INDEX_BITS);
+    1usize << (63 - buckets.leading_zeros())
+}
+
+impl Table {
+    /// An anonymous table of at most `bytes` bytes (rounded down to a power of two of
+    /// buckets). The kernel zeroes pages lazily on first touch, and zero is an empty entry,
+    /// so no fill loop runs; transparent huge pages are requested where supported. The table
+    /// starts small and grows (see the module documentation). The mapping reserves address
+    /// space only, so a table larger than the memory available may be granted here and fail
+    /// only once it grows into it: callers that take sizes from users check them first.
+    pub fn new(bytes: u64) -> Result<Table, TableError> {
+        let buckets = buckets_for_bytes(bytes);
+        let len = buckets * BUCKET_BYTES;
+        let map = MmapOptions::new()
+            .len(len)
+            .map_anon()
+            .map_err(|source| TableError::Memory {
+                bytes: len as u64,
+                source,
+            })?;
+        let map = MmapRaw::from(map);
+        advise_huge_pages(&map);
+        let initial = buckets_for_bytes(INITIAL_ACTIVE_BYTES).min(buckets);
+        Ok(Table {
+            map,
+            offset: 0,
+            bucket_mask: buckets as u64 - 1,
+            active_mask: AtomicU64::new(initial as u64 - 1),
+            filled: AtomicU64::new(0),
+            file: None,
+            _lock: None,
+        })
+    }
+
+    /// The number of entries.
+    pub fn entries(&self) -> u64 {
+        (self.bucket_mask + 1) * ENTRIES_PER_BUCKET as u64
+    }
+
+    /// The table's size in bytes (without a file header).
+    pub fn bytes(&self) -> u64 {
+        (self.bucket_mask + 1) * BUCKET_BYTES as u64
+    }
+
+    /// The bytes of the part in use now (see the module documentation).
+    pub fn active_bytes(&self) -> u64 {
+        (self.active_mask.load(Ordering::Relaxed) + 1) * BUCKET_BYTES as u64
+    }
+
+    /// The backing file, if any.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    fn buckets(&self) -> &[Bucket] {
+        let len = (self.bucket_mask + 1) as usize;
+        // SAFETY: the mapping is page aligned, `offset` is a multiple of 64 and the mapping
+        // holds `len` buckets after it; `Bucket` is plain atomics, valid for any bit pattern,
+        // so threads may write through shared references to it. The pointer comes from a raw
+        // mapping, which is writable (`as_mut_ptr`), and the slice lives no longer than it.
+        unsafe { std::slice::from_raw_parts(self.map.as_mut_ptr().add(self.offset).cast(), len) }
+    }
+
+    fn bucket(&self, key: u64) -> &Bucket {
+        &self.buckets()[(key & self.active_mask.load(Ordering::Relaxed)) as usize]
+    }
+
+    /// A writer of its own for one searcher (see [`TableWriter`]).
+    pub fn writer(&self) -> TableWriter<'_> {
+        TableWriter {
+            table: self,
+            counters: TableCounters::default(),
+        }
+    }
+
+    /// Reports the fills in `counters` that [`Table::store`] has not reported yet (it reports
+    /// them in batches); a [`TableWriter`] does when it is dropped.
+    fn report_remaining_fills(&self, counters: &TableCounters) {
+        let unreported = counters.fills % FILL_REPORT_BATCH;
+        if unreported > 0 {
+            self.report_fills(unreported);
+        }
+    }
+
+    /// Counts `count` more filled slots and doubles the active part when half of it is
+    /// filled. Any thread may grow it; a lost race just leaves the other's growth in place.
+    fn report_fills(&self, count: u64) {
+        let filled = self.filled.fetch_add(count, Ordering::Relaxed) + count;
+        let mask = self.active_mask.load(Ordering::Relaxed);
+        let active_entries = (mask + 1) * ENTRIES_PER_BUCKET as u64;
+        if mask < self.bucket_mask && filled * 2 >= active_entries {
+            let _ = self.active_mask.compare_exchange(
+                mask,
+                mask << 1 | 1,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+        }
+    }
+
+    /// Asks the processor to start loading `key`'s bucket into the cache, so that a lookup
+    /// made a little later does not wait for memory. A hint only: nothing is read or written.
+    #[inline(always)]
+    fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let bucket: *const Bucket = self.bucket(key);
+            // SAFETY: a prefetch never faults and changes no memory; the pointer is in bounds.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket.cast::<i8>()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// Looks `key` up.
+    fn lookup(&self, key: u64, counters: &mut TableCounters) -> Option<Found> {
+        counters.lookups += 1;
+        let tag = key_tag(key);
+        for entry in &self.bucket(key).entries {
+            if let Some((meta, numbers)) = entry.read() {
+                if meta_work_log(meta) != 0 && meta >> TAG_SHIFT & TAG_MASK == tag {
+                    counters.hits += 1;
+                    return Some(Found {
+                        numbers: Numbers::unpack(numbers),
+                        work: 1 << (meta_work_log(meta) - 1),
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// Stores numbers for `key`, with the work spent on them. Replaces, in order of
+    /// preference: the entry of the same key, an empty slot, the unsolved entry with least
+    /// work, and only when all four are solved, the solved entry with least work.
+    fn store(&self, key: u64, numbers: Numbers, work: u64, counters: &mut TableCounters) {
+        counters.stores += 1;
+        let tag = key_tag(key);
+        let bucket = self.bucket(key);
+        let mut victim = 0;
+        let mut victim_rank = u64::MAX;
+        for (i, entry) in bucket.entries.iter().enumerate() {
+            let meta = entry.meta.load(Ordering::Relaxed);
+            let work_log = meta_work_log(meta);
+            if work_log != 0 && meta >> TAG_SHIFT & TAG_MASK == tag {
+                victim = i;
+                victim_rank = 0;
+                break;
+            }
+            let solved = Numbers::unpack(entry.numbers.load(Ordering::Relaxed)).is_solved();
+            // Rank: empty slots first, then by work, a solved entry counting as if its work
+            // were 2^SOLVED_BONUS_LOG times larger.
+            let rank = if work_log == 0 {
+                1
+            } else {
+                2 + u64::from(solved) * SOLVED_BONUS_LOG + work_log
+            };
+            if rank < victim_rank {
+                victim = i;
+                victim_rank = rank;
+            }
+        }
+        if victim_rank >= 2 {
+            counters.replacements += 1;
+        } else if victim_rank == 1 {
+            counters.fills += 1;
+            if counters.fills.is_multiple_of(FILL_REPORT_BATCH) {
+                self.report_fills(FILL_REPORT_BATCH);
+            }
+        }
+        let new_meta = tag << TAG_SHIFT | work_log_of(work) << WORK_SHIFT;
+        bucket.entries[victim].write(new_meta, numbers.pack());
+    }
+
+    /// The fraction of the active part's entries in use, estimated from a sample of up to
+    /// 4096 buckets spread over it.
+    pub fn fill(&self) -> f64 {
+        let active = (self.active_mask.load(Ordering::Relaxed) + 1) as usize;
+        let buckets = &self.buckets()[..active];
+        let step = (buckets.len() / 4096).max(1);
+        let mut used = 0usize;
+        let mut seen = 0usize;
+        for bucket in buckets.iter().step_by(step) {
+            for entry in &bucket.entries {
+                seen += 1;
+                used += usize::from(meta_work_log(entry.meta.load(Ordering::Relaxed)) != 0);
+            }
+        }
+        used as f64 / seen as f64
+    }
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        // Best effort: a table that cannot be flushed stays marked unclean, and the next open
+        // clears any entry caught mid-write.
+        let _ = self.flush(true);
+    }
+}
+
+/// One searcher's access to a table: lookups and stores, with its traffic counted in its own
+/// [`TableCounters`] (so that the hot path never contends on shared counters). Stores into
+/// empty slots drive the table's growth; they are reported to the table in batches, and what
+/// is left of them when the writer is dropped, so that no writer (however short-lived, such
+/// as a PN-DFPN job's) can forget to report them.
+pub struct TableWriter<'t> {
+    table: &'t Table,
+    counters: TableCounters,
+}
+
+impl TableWriter<'_> {
+    /// Looks `key` up.
+    pub fn lookup(&mut self, key: u64) -> Option<Found> {
+        self.table.lookup(key, &mut self.counters)
+    }
+
+    /// Stores numbers for `key`, with the work spent on them. Replaces, in order of
+    /// preference: the entry of the same key, an empty slot, the unsolved entry with least
+    /// work, and only when all four are solved, the solved entry with least work.
+    pub fn store(&mut self, key: u64, numbers: Numbers, work: u64) {
+        self.table.store(key, numbers, work, &mut self.counters);
+    }
+
+    /// Asks the processor to start loading `key`'s bucket into the cache, so that a lookup
+    /// made a little later does not wait for memory. A hint only: nothing is read or written.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        self.table.prefetch(key);
+    }
+
+    /// This writer's traffic so far.
+    pub fn counters(&self) -> TableCounters {
+        self.counters
+    }
+}
+
+impl Drop for TableWriter<'_> {
+    fn drop(&mut self) {
+        self.table.report_remaining_fills(&self.counters);
+    }
+}
+
+/// Why a table could not be made, opened or written.
+#[derive(Debug)]
+pub enum TableError {
+    /// The system refused the memory of an anonymous table.
+    Memory {
+        /// The table's size.
+        bytes: u64,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// An operation on a table file failed.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What was being done: open, lock, read, size, map, write.
+        action: &'static str,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// Another process holds the table file (it is locked while a table uses it).
+    Locked {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is not a table file this build can read, or is damaged.
+    BadFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it, as the rest of a sentence about the file.
+        problem: String,
+    },
+}
+
+impl TableError {
+    fn io(path: &Path, action: &'static str, source: std::io::Error) -> TableError {
+        TableError::Io {
+            path: path.to_path_buf(),
+            action,
+            source,
+        }
+    }
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            // The system's words are the error's source: `{:#}` of anyhow shows them after.
+            TableError::Memory { bytes, .. } => write!(f, "cannot map a table of {bytes} bytes"),
+            TableError::Io { path, action, .. } => {
+                write!(f, "cannot {action} table file {}", path.display())
+            }
+            TableError::Locked { path } => write!(
+                f,
+                "table file {} is in use by another uttt process (it is locked); wait for it \
+                 to finish or use another file",
+                path.display()
+            ),
+            TableError::BadFile { path, problem } => {
+                write!(f, "table file {} {problem}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for TableError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TableError::Memory { source, .. } | TableError::Io { source, .. } => Some(source),
+            TableError::Locked { .. } | TableError::BadFile { .. } => None,
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(map: &MmapRaw) {
+    // Fewer TLB misses on random probes; purely advisory, so a refusal is ignored.
+    let _ = map.advise(memmap2::Advice::HugePage);
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_map: &MmapRaw) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::numbers::INFINITY;
+
+    #[test]
+    fn store_then_lookup_round_trips_and_keys_differ() {
+        let table = Table::new(64 * 1024).unwrap();
+        let mut c = TableCounters::default();
+        let n = Numbers {
+            phi: 7,
+            delta: INFINITY,
+        };
+        table.store(0xDEAD_BEEF_1234_5678, n, 100, &mut c);
+        let found = table.lookup(0xDEAD_BEEF_1234_5678, &mut c).unwrap();
+        assert_eq!(found.numbers, n);
+        assert_eq!(found.work, 64);
+        assert_eq!(table.lookup(0xDEAD_BEEF_1234_5679, &mut c), None);
+        assert_eq!(c.lookups, 2);
+        assert_eq!(c.hits, 1);
+    }
+
+    #[test]
+    fn replacement_keeps_solved_entries_and_entries_with_more_work() {
+        let table = Table::new(64 * 1024).unwrap();
+        let mut c = TableCounters::default();
+        let bucket_mates = |i: u64| (i << 40) | 5; // same bucket, different tags
+        table.store(
+            bucket_mates(1),
+            Numbers {
+                phi: 0,
+                delta: INFINITY,
+            },
+            1,
+            &mut c,
+        );
+        table.store(bucket_mates(2), Numbers { phi: 3, delta: 3 }, 1000, &mut c);
+        table.store(bucket_mates(3), Numbers { phi: 3, delta: 3 }, 2, &mut c);
+        table.store(bucket_mates(4), Numbers { phi: 3, delta: 3 }, 500, &mut c);
+        table.store(bucket_mates(5), Numbers { phi: 3, delta: 3 }, 10, &mut c);
+        assert_eq!(c.replacements, 1);
+        assert!(
+            table.lookup(bucket_mates(1), &mut c).is_some(),
+            "solved entry kept"
+        );
+        assert!(
+            table.lookup(bucket_mates(2), &mut c).is_some(),
+            "most work kept"
+        );
+        assert!(
+            table.lookup(bucket_mates(3), &mut c).is_none(),
+            "least work evicted"
+        );
+        assert!(table.lookup(bucket_mates(5), &mut c).is_some());
+    }
+
+    #[test]
+    fn an_anonymous_table_grows_as_it_fills_and_keeps_answering() {
+        let table = Table::new(64 << 20).unwrap();
+        assert_eq!(table.active_bytes(), INITIAL_ACTIVE_BYTES);
+        let mut c = TableCounters::default();
+        let key = |i: u64| crate::game::tables::splitmix64(i).0;
+        let numbers = |i: u64| Numbers {
+            phi: (i % 1000) as u32 + 1,
+            delta: 7,
+        };
+        let initial_entries = INITIAL_ACTIVE_BYTES / BUCKET_BYTES as u64 * 4;
+        let stored = 3 * initial_entries;
+        for i in 0..stored {
+            table.store(key(i), numbers(i), 1, &mut c);
+        }
+        assert!(
+            table.active_bytes() >= 4 * INITIAL_ACTIVE_BYTES,
+            "{}",
+            table.active_bytes()
+        );
+        assert!(table.active_bytes() <= table.bytes());
+        // Whatever is found is what was stored for that key.
+        let mut found = 0;
+        for i in 0..stored {
+            if let Some(f) = table.lookup(key(i), &mut c) {
+                assert_eq!(f.numbers, numbers(i));
+                found += 1;
+            }
+        }
+        // More is kept than the initial part could hold (entries stranded by a doubling are
+        // the only loss).
+        assert!(found > initial_entries, "{found} of {stored}");
+        // The latest stores are found, but for the odd one a full bucket evicted.
+        let recent = (stored - 1000..stored)
+            .filter(|&i| table.lookup(key(i), &mut c).is_some())
+            .count();
+        assert!(recent >= 990, "{recent} of the last 1000");
+        // Keys never stored are not found.
+        assert!((stored..stored + 10_000).all(|i| table.lookup(key(i), &mut c).is_none()));
+    }
+
+    #[test]
+    fn many_short_writers_grow_the_table_as_one_long_one_does() {
+        let table = Table::new(64 << 20).unwrap();
+        let initial_entries = INITIAL_ACTIVE_BYTES / BUCKET_BYTES as u64 * 4;
+        let key = |i: u64| crate::game::tables::splitmix64(i).0;
+        // Fewer stores per writer than a batch of reported fills, as a short PN-DFPN job or
+        // the root tree's merge makes; together more than half of the initial part.
+        let per_writer = FILL_REPORT_BATCH / 2;
+        let writers = initial_entries * 3 / 4 / per_writer;
+        for w in 0..writers {
+            let mut writer = table.writer();
+            for i in 0..per_writer {
+                writer.store(key(w * per_writer + i), Numbers { phi: 1, delta: 1 }, 1);
+            }
+        }
+        assert!(
+            table.active_bytes() > INITIAL_ACTIVE_BYTES,
+            "the fills of dropped writers were reported"
+        );
+    }
+
+    #[test]
+    fn sizes_round_down_to_powers_of_two() {
+        assert_eq!(buckets_for_bytes(1 << 30), (1 << 30) / 64);
+        assert_eq!(buckets_for_bytes(1_000_000_000), (1 << 29) / 64);
+        assert_eq!(buckets_for_bytes(10), MIN_BUCKETS);
+    }
+}
