@@ -26,13 +26,14 @@ fn a_written_certificate_verifies_and_proves_the_answer() {
         "{stdout}"
     );
 
-    // A flipped move byte: exit 1, the block and the reason named.
+    // A flipped move byte: exit 3 (a failed certificate, its own code), the block and the
+    // reason named.
     let mut bytes = std::fs::read(&file).unwrap();
     let last = bytes.len() - 1;
     bytes[last] = 200;
     std::fs::write(&file, &bytes).unwrap();
     let (code, stdout, _) = uttt(&["verify", path]);
-    assert_eq!(code, 1, "{stdout}");
+    assert_eq!(code, 3, "{stdout}");
     assert!(
         stdout.contains("block 1  claim X wins  FAILED: move byte"),
         "{stdout}"

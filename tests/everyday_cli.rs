@@ -114,14 +114,20 @@ fn ctrl_c_in_a_parallel_batch_prints_every_finished_result() {
             "60s",
             "--table-mem",
             "64M",
+            "--progress",
         ],
         input.as_bytes(),
     );
-    std::thread::sleep(Duration::from_millis(1500));
+    // Ready once the twelve quick lines have finished (held back behind the first).
+    let stderr = common::wait_for_stderr(
+        &mut child,
+        |line| line.starts_with("progress 12/13 "),
+        Duration::from_secs(120),
+    );
     send_sigint(&child);
     wait_within(&mut child, Duration::from_secs(10), "interrupted batch");
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
+    assert_eq!(out.status.code(), Some(130), "{}", stderr.join().unwrap());
     let lines: Vec<Value> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -210,7 +216,7 @@ fn a_table_file_in_use_is_refused_by_a_second_process() {
         assert!(start.elapsed() < Duration::from_secs(10));
         std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(200));
+    // The file is sized once it is locked, and the signal handlers come before the table.
     let second = uttt()
         .args(["solve", QUICK[0].split(' ').next().unwrap()])
         .args(["--table-file", path, "--table-mem", "16M"])
@@ -263,16 +269,17 @@ fn a_solve_killed_half_way_resumes_from_its_table_file() {
     let dir = common::temp_dir("crash");
     let file = dir.join("t.tt");
     let path = file.to_str().unwrap();
-    let started = Instant::now();
     let (scratch_result, scratch_nodes) = solve_seconds(&[]);
-    let scratch_time = started.elapsed();
     let mut doomed = uttt()
         .args(["solve", SECONDS, "--engine", "dfpn", "--table-mem", "64M"])
-        .args(["--table-file", path, "--quiet"])
+        .args(["--table-file", path, "--progress"])
         .stdout(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(scratch_time / 2);
+    // Killed once it has searched a while (if it finishes first, the file holds all of it).
+    let _stderr =
+        common::wait_for_stderr(&mut doomed, common::shows_nodes, Duration::from_secs(60));
     doomed.kill().unwrap(); // SIGKILL: no flush, no clean flag
     doomed.wait().unwrap();
     let (resumed_result, resumed_nodes) = solve_seconds(&["--table-file", path]);
@@ -298,4 +305,108 @@ fn a_table_larger_than_the_memory_available_is_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("memory available"), "{stderr}");
+}
+
+/// Whether the table file at `path` is marked as shut down cleanly (the header's flag).
+fn table_file_is_clean(path: &std::path::Path) -> bool {
+    std::fs::read(path).unwrap()[32] == 1
+}
+
+/// Starts `uttt` with `args` and `--progress`, stdout and stderr piped, and waits until it
+/// searches.
+fn spawn_searching(args: &[&str]) -> (Child, std::thread::JoinHandle<String>) {
+    let mut child = uttt()
+        .args(args)
+        .arg("--progress")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = common::wait_for_stderr(&mut child, common::shows_nodes, Duration::from_secs(60));
+    (child, stderr)
+}
+
+#[test]
+fn sigterm_stops_a_solve_like_ctrl_c_with_exit_143_and_writes_the_table_file_back() {
+    let dir = common::temp_dir("sigterm");
+    let file = dir.join("t.tt");
+    let path = file.to_str().unwrap();
+    let (mut child, stderr) = spawn_searching(&[
+        "solve",
+        HARD,
+        "--json",
+        "--table-mem",
+        "16M",
+        "--table-file",
+        path,
+    ]);
+    assert!(!table_file_is_clean(&file), "in use, the file is marked");
+    common::send_signal(&child, "TERM");
+    wait_within(&mut child, Duration::from_secs(10), "solve after SIGTERM");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143), "{}", stderr.join().unwrap());
+    let json: Value = serde_json::from_slice(&out.stdout).expect("the partial answer");
+    assert_eq!(json["result"], "unknown");
+    assert!(json["nodes"].as_u64().unwrap() > 0);
+    assert!(table_file_is_clean(&file), "written back and marked clean");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sigterm_stops_an_analysis_with_exit_143_and_what_it_knows() {
+    let (mut child, stderr) = spawn_searching(&["analyze", HARD, "--json", "--table-mem", "16M"]);
+    common::send_signal(&child, "TERM");
+    wait_within(
+        &mut child,
+        Duration::from_secs(10),
+        "analysis after SIGTERM",
+    );
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143), "{}", stderr.join().unwrap());
+    let json: Value = serde_json::from_slice(&out.stdout).expect("the partial analysis");
+    let moves = json["moves"].as_array().expect("every move listed");
+    // O is sent to board e, where X took the centre and O a corner: seven moves, each listed.
+    assert_eq!(moves.len(), 7, "{json}");
+}
+
+#[test]
+fn sigterm_stops_a_batch_with_exit_143_and_its_summary() {
+    // The bad first line finishes at once; the hard second line then runs until the signal,
+    // and the quick third line never starts.
+    let input = format!("not a position\n{HARD}\n{}\n", QUICK[0]);
+    let mut child = common::spawn_fed(
+        &[
+            "solve",
+            "--file",
+            "-",
+            "--json",
+            "--jobs",
+            "1",
+            "--table-mem",
+            "16M",
+            "--progress",
+        ],
+        input.as_bytes(),
+    );
+    let stderr = common::wait_for_stderr(
+        &mut child,
+        |line| line.starts_with("progress 1/3 "),
+        Duration::from_secs(60),
+    );
+    common::send_signal(&child, "TERM");
+    wait_within(&mut child, Duration::from_secs(10), "batch after SIGTERM");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143), "{}", stderr.join().unwrap());
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let results: Vec<&Value> = lines.iter().filter(|l| l["type"] == "result").collect();
+    assert_eq!(results.len(), 1, "{lines:?}");
+    assert_eq!(results[0]["result"], "unknown");
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["type"], "summary");
+    assert_eq!(summary["interrupted"], true);
+    assert_eq!(summary["not_started"], 1);
 }

@@ -215,7 +215,6 @@ fn pn_dfpn_gives_the_same_answer_with_one_and_two_threads_over_many_jobs() {
 
 #[test]
 fn pn_dfpn_stops_promptly_on_a_time_limit_with_jobs_in_flight() {
-    let started = std::time::Instant::now();
     let (code, json) = solve_json(&[
         "ee ea ae",
         "--threads",
@@ -225,13 +224,13 @@ fn pn_dfpn_stops_promptly_on_a_time_limit_with_jobs_in_flight() {
         "--table-mem",
         "64M",
     ]);
-    let elapsed = started.elapsed();
     assert_eq!(code, 1);
     assert_eq!(json["result"], "unknown");
-    assert!(
-        elapsed < std::time::Duration::from_millis(2000),
-        "took {elapsed:?}"
-    );
+    // The solve's own time, without the process's start: jobs in flight at the deadline are
+    // aborted, not waited for (each would take tens of milliseconds more, a hung one
+    // forever). Generous, for a loaded machine.
+    let solve_ms = json["time_ms"].as_u64().unwrap();
+    assert!((1_000..3_000).contains(&solve_ms), "took {solve_ms} ms");
     let tree = &json["tree"];
     assert!(tree["jobs"].as_u64().unwrap() > 0);
     let mean = tree["mean_job_work"].as_f64().unwrap();

@@ -290,11 +290,7 @@ fn live_stats_show_the_root_numbers() {
         let table = Table::new(1 << 20).unwrap();
         let report = Solver::new(&options, &table).watched_by(&live).solve(&pos);
         let last = report.searches.last().expect("a search ran").root;
-        let shown = (
-            live.root_phi.load(std::sync::atomic::Ordering::Relaxed),
-            live.root_delta.load(std::sync::atomic::Ordering::Relaxed),
-        );
-        assert_eq!(shown, (last.phi, last.delta), "{options:?}");
+        assert_eq!(live.root(), last, "{options:?}");
         assert!(last.is_solved());
     }
 }

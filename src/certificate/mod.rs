@@ -27,9 +27,11 @@
 //!
 //! and no bytes may be left over. See [`leaf`] for the leaves.
 
+mod check;
 mod format;
 mod verify;
 
+pub use check::{check_file, BlockCheck, CheckFileError, FileCheck, Proven, Statement};
 pub use format::{read_blocks, write_block, Block, Claim, ClaimKind, FormatError};
 pub use verify::{verify_block, Failure, Verified};
 

@@ -71,6 +71,17 @@ impl PositionArgs {
     }
 }
 
+impl SolveArgs {
+    /// The single position to solve (without `--file`), or an error naming what is wrong.
+    pub fn resolve_position(&self) -> anyhow::Result<Position> {
+        PositionArgs {
+            position: self.position.clone().unwrap_or_else(|| "start".to_string()),
+            moves: self.moves.clone(),
+        }
+        .resolve()
+    }
+}
+
 /// Options of `uttt show`.
 #[derive(Args, Debug)]
 pub struct ShowArgs {
@@ -194,8 +205,12 @@ pub struct AnalyzeArgs {
 #[derive(Args, Debug)]
 pub struct SearchArgs {
     /// No progress display (it is shown only when stderr is a terminal anyway).
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "progress")]
     pub quiet: bool,
+    /// Show progress even when stderr is not a terminal (a log file): one line per second
+    /// for a solve or an analysis, one per finished position for a batch.
+    #[arg(long)]
+    pub progress: bool,
     /// The search engine [default: pn-dfpn].
     #[arg(long, value_enum)]
     pub engine: Option<EngineArg>,

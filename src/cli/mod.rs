@@ -1,7 +1,9 @@
-//! The command line: argument parsing, output formatting, progress and signals. The only layer
+//! The command line: argument parsing, output formatting, progress and signals (a command
+//! stopped by Ctrl-C or SIGTERM exits 128 + the signal's number, see `interrupt`). The only layer
 //! that knows about terminals and exit codes.
 
 mod args;
+mod board;
 mod gen_cmd;
 mod interrupt;
 mod memory;
@@ -20,8 +22,9 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_INCOMPLETE: i32 = 1;
 /// Exit code for usage errors and bad input.
 pub const EXIT_USAGE: i32 = 2;
-/// Exit code after an interrupt (128 + SIGINT).
-pub const EXIT_INTERRUPTED: i32 = 130;
+/// Exit code when a certificate fails its check (`uttt verify`, or a solve's own with
+/// `--verify`): a bug to report, not a limit or bad input.
+pub const EXIT_CERTIFICATE_FAILED: i32 = 3;
 
 /// Parses the command line, runs the command and returns the process exit code. Errors are
 /// printed to stderr as `error: ...`.

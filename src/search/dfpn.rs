@@ -9,7 +9,7 @@ use super::table::{Table, TableCounters, TableWriter};
 use super::table_key;
 use crate::game::{Move, MoveSet, Player, Position};
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// How often (in MID calls) the clock and the stop flag are read, unless the searcher polls
@@ -53,17 +53,20 @@ pub struct Poll<'p> {
 pub struct LiveStats {
     /// Nodes searched so far, over all searches of the solve.
     pub nodes: AtomicU64,
-    /// The current root φ.
-    pub root_phi: AtomicU32,
-    /// The current root δ.
-    pub root_delta: AtomicU32,
+    /// The current root numbers, φ and δ packed in one word so that a reader never sees the
+    /// φ of one update with the δ of another.
+    root: AtomicU64,
 }
 
 impl LiveStats {
     /// Shows `numbers` as the root's current numbers.
     pub fn publish_root(&self, numbers: Numbers) {
-        self.root_phi.store(numbers.phi, Ordering::Relaxed);
-        self.root_delta.store(numbers.delta, Ordering::Relaxed);
+        self.root.store(numbers.pack(), Ordering::Relaxed);
+    }
+
+    /// The root's numbers as last published (zeros before any).
+    pub fn root(&self) -> Numbers {
+        Numbers::unpack(self.root.load(Ordering::Relaxed))
     }
 }
 
@@ -425,6 +428,30 @@ impl<'a> Dfpn<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_live_root_numbers_are_never_a_mix_of_two_updates() {
+        let live = LiveStats::default();
+        let pairs = [Numbers { phi: 1, delta: 2 }, Numbers { phi: 3, delta: 4 }];
+        let done = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                for i in 0..2_000_000 {
+                    live.publish_root(pairs[i % 2]);
+                }
+                done.store(true, Ordering::Relaxed);
+            });
+            let mut reads = 0u64;
+            while !done.load(Ordering::Relaxed) || reads < 1_000 {
+                let seen = live.root();
+                assert!(
+                    seen == Numbers { phi: 0, delta: 0 } || pairs.contains(&seen),
+                    "a torn pair: {seen:?}"
+                );
+                reads += 1;
+            }
+        });
+    }
 
     #[test]
     fn a_dropped_searcher_has_published_every_node_it_searched() {

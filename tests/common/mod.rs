@@ -83,3 +83,64 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Sends `signal` (a name such as `INT` or `TERM`) to `child`.
+pub fn send_signal(child: &std::process::Child, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .args([format!("-{signal}"), child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -{signal} failed");
+}
+
+/// Reads `child`'s stderr (which must be piped) until a line for which `ready` holds, failing
+/// the test if none comes within `limit` (generous: it only bounds a hung process); the rest
+/// of stderr is drained in the background, so the child never blocks on it, and comes back
+/// from the returned thread when the child closes it. The readiness signal for tests that
+/// stop a search: a `--progress` line, which a search prints only once it runs.
+pub fn wait_for_stderr(
+    child: &mut std::process::Child,
+    ready: impl Fn(&str) -> bool,
+    limit: std::time::Duration,
+) -> std::thread::JoinHandle<String> {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let (lines_tx, lines_rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in std::io::BufReader::new(stderr).lines() {
+            let line = line.unwrap_or_default();
+            all += &line;
+            all.push('\n');
+            let _ = lines_tx.send(line);
+        }
+        all
+    });
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match lines_rx.recv_timeout(left) {
+            Ok(line) if ready(&line) => return reader,
+            Ok(_) => {}
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "no ready line on stderr within {limit:?}: {}",
+                    reader.join().unwrap()
+                );
+            }
+        }
+    }
+}
+
+/// Whether `line` is a solve's `--progress` line that shows searched nodes.
+pub fn shows_nodes(line: &str) -> bool {
+    // progress 1.0 s  2471911 nodes  ...
+    line.starts_with("progress ")
+        && line
+            .split_whitespace()
+            .nth(3)
+            .and_then(|n| n.parse::<u64>().ok())
+            .is_some_and(|nodes| nodes > 0)
+}

@@ -1,24 +1,25 @@
 //! `uttt analyze POSITION`: the value of every legal move.
 
 use super::options::{open_table, search_options};
-use super::progress::{show_progress, with_live_line};
+use super::progress::{progress_mode, with_live_line};
 use super::report::{analysis_text, AnalysisJson};
 use crate::cli::args::AnalyzeArgs;
-use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK};
+use crate::cli::board::use_colour;
+use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::search::Solver;
 use std::io::Write;
 
 /// Analyses the position the arguments name and prints every move's value; returns the exit
 /// code: 0 when every move is settled, 1 when a limit left some unknown.
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<i32> {
+    let stop = interrupt::stop_flag();
     let pos = args.position.resolve()?;
     if pos.is_over() {
         anyhow::bail!("the game is over in this position ({pos}): there are no moves to analyse");
     }
     let options = search_options(&args.search, None)?;
     let mut table = open_table(&args.search)?;
-    let stop = interrupt::stop_flag();
-    let analysis = with_live_line(show_progress(args.search.quiet), &table, |live| {
+    let analysis = with_live_line(progress_mode(&args.search), &table, |live| {
         Solver::new(&options, &table)
             .stopped_by(stop)
             .watched_by(live)
@@ -29,11 +30,11 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<i32> {
         let json = AnalysisJson::of(&analysis, options.engine.name(), options.worker_threads());
         serde_json::to_string(&json)? + "\n"
     } else {
-        analysis_text(&analysis)
+        analysis_text(&analysis, use_colour())
     };
     std::io::stdout().write_all(text.as_bytes())?;
-    Ok(if interrupt::interrupted() {
-        EXIT_INTERRUPTED
+    Ok(if let Some(code) = interrupt::exit_code() {
+        code
     } else if analysis.unknown_moves().next().is_some() {
         EXIT_INCOMPLETE
     } else {

@@ -7,10 +7,10 @@
 
 use super::certificate::{write_and_check, Figures, Request};
 use super::options::{open_table, search_options};
-use super::progress::{batch_bar, show_progress};
+use super::progress::{batch_bar, progress_mode, Progress};
 use super::report::{move_text, verdict_label, SolveJson};
 use crate::cli::args::SolveArgs;
-use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK};
+use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_INCOMPLETE, EXIT_OK};
 use crate::game::{parse_position_arg, Player, Position};
 use crate::search::{SolveReport, Solver, Verdict};
 use anyhow::Context;
@@ -139,6 +139,7 @@ fn contradicts(expected: Verdict, verdict: Verdict) -> bool {
 
 /// Runs the batch; returns the exit code.
 pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
+    let stop = interrupt::stop_flag();
     let entries = read_entries(path)?;
     let mut options = search_options(&args.search, args.attacker)?;
     let mut table = open_table(&args.search)?;
@@ -156,8 +157,8 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
             .with_context(|| format!("cannot create certificate directory {}", dir.display()))?;
     }
     let wants_certificate = args.certificate.is_some() || args.verify;
-    let stop = interrupt::stop_flag();
-    let bar = batch_bar(entries.len() as u64, show_progress(args.search.quiet));
+    let progress = progress_mode(&args.search);
+    let bar = batch_bar(entries.len() as u64, progress == Progress::Live);
     let start = Instant::now();
     let (sender, receiver) = crossbeam_channel::unbounded::<(usize, Outcome)>();
     let mut summary = Summary::default();
@@ -225,11 +226,17 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
             summary.count(outcome);
             emit(&mut out, line, outcome, args.search.json)
                 .inspect_err(|_| interrupt::stop_quietly())?;
-            bar.inc(1);
             bar.set_message(summary.brief());
             Ok(())
         };
+        let mut finished = 0;
         for (i, outcome) in receiver {
+            // Progress counts positions as they finish, also those held back for the order.
+            finished += 1;
+            bar.inc(1);
+            if progress == Progress::Lines {
+                eprintln!("progress {finished}/{} positions finished", entries.len());
+            }
             pending.insert(i, outcome);
             while let Some(outcome) = pending.remove(&next) {
                 print(&outcome, entries[next].line)?;
@@ -244,7 +251,7 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     printed?;
     bar.finish_and_clear();
     summary.time_ms = start.elapsed().as_millis() as u64;
-    summary.interrupted = interrupt::interrupted();
+    summary.interrupted = interrupt::exit_code().is_some();
     summary.not_started = entries.len() as u64 - summary.positions - summary.errors;
     if args.search.json {
         writeln!(out, "{}", summary.to_json())?;
@@ -253,8 +260,10 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     }
     out.flush()?;
     table.flush(true)?;
-    Ok(if summary.interrupted {
-        EXIT_INTERRUPTED
+    Ok(if let Some(code) = interrupt::exit_code() {
+        code
+    } else if summary.not_certified > 0 {
+        EXIT_CERTIFICATE_FAILED
     } else if summary.all_good() {
         EXIT_OK
     } else {

@@ -1,8 +1,7 @@
 //! `--certificate` and `--verify` of `uttt solve`: write the proof of an answer after the
 //! search, and check it with the independent verifier.
 
-use crate::certificate::write_block;
-use crate::cli::verify_cmd::{check_file, check_text};
+use crate::certificate::{check_file, write_block};
 use crate::search::{certify, CertifyError, SolveReport, Table};
 use anyhow::Context;
 use serde::Serialize;
@@ -46,7 +45,8 @@ pub struct Figures {
 /// Writes (and with `verify` checks) the certificate of `report`'s answer, read from `table`.
 /// `Ok(None)` when there is no answer to certify or `stop` ended the extraction. A solver
 /// error found while writing, or a certificate that does not verify, is printed loudly to
-/// stderr and reported (`certified: false`); it is a bug, and the caller exits 1.
+/// stderr and reported (`certified: false`); it is a bug, and the caller exits with
+/// [`crate::cli::EXIT_CERTIFICATE_FAILED`].
 pub fn write_and_check(
     report: &SolveReport,
     table: &Table,
@@ -114,8 +114,7 @@ pub fn write_and_check(
         if !check.all_verified() {
             eprint!(
                 "BUG: the certificate of {} does not verify:\n{}",
-                report.position,
-                check_text(&check)
+                report.position, check
             );
         }
         figures.certified = Some(check.all_verified());

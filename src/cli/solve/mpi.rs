@@ -3,8 +3,8 @@
 
 use super::options::{open_table, search_options};
 use super::report::{exit_code, summary_text, SolveJson};
-use crate::cli::args::{AssignmentArg, PositionArgs, SolveArgs};
-use crate::cli::{interrupt, EXIT_INTERRUPTED, EXIT_OK};
+use crate::cli::args::{AssignmentArg, SolveArgs};
+use crate::cli::{interrupt, EXIT_OK};
 use crate::distributed::{
     attach_send_buffer, cpu_shortfall_warning, serve, Assignment, MpiWorkers, RankReport,
 };
@@ -56,11 +56,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     };
     // Created first, so that the worker ranks are told to stop on every path out of here.
     let mut workers = MpiWorkers::new(&world, threads, assignment, send_buffer);
-    let position = PositionArgs {
-        position: args.position.clone().unwrap_or_default(),
-        moves: args.moves.clone(),
-    };
-    let pos = position.resolve()?;
+    let pos = args.resolve_position()?;
     let mut table = open_table(&args.search)?;
     let stop = interrupt::stop_flag();
     let report = Solver::new(&options, &table)
@@ -88,8 +84,8 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
         text
     };
     std::io::stdout().write_all(text.as_bytes())?;
-    Ok(if interrupt::interrupted() {
-        EXIT_INTERRUPTED
+    Ok(if let Some(code) = interrupt::exit_code() {
+        code
     } else {
         exit_code(report.verdict)
     })

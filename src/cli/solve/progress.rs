@@ -1,30 +1,58 @@
 //! Progress displays on stderr: the live line of a single search and a batch's bar. Shown
-//! only on a terminal, and never with `--quiet`.
+//! on a terminal unless `--quiet`; with `--progress`, a solve's or analysis's progress also
+//! goes to a stderr that is not a terminal, one line per second.
 
 use super::report::number_text;
+use crate::cli::args::SearchArgs;
 use crate::search::{LiveStats, Table};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// Whether to draw progress: only on a terminal, and not with `--quiet`.
-pub fn show_progress(quiet: bool) -> bool {
-    !quiet && std::io::stderr().is_terminal()
+/// How progress is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Not at all.
+    Hidden,
+    /// Redrawn in place on a terminal.
+    Live,
+    /// As lines, for a log.
+    Lines,
 }
 
-/// Runs `work` with a fresh [`LiveStats`], redrawing a live line from it while it runs (when
-/// `visible`).
+/// How the arguments ask for progress: live on a terminal unless `--quiet`; as lines on
+/// anything else with `--progress`.
+pub fn progress_mode(args: &SearchArgs) -> Progress {
+    if args.quiet {
+        Progress::Hidden
+    } else if std::io::stderr().is_terminal() {
+        Progress::Live
+    } else if args.progress {
+        Progress::Lines
+    } else {
+        Progress::Hidden
+    }
+}
+
+/// Runs `work` with a fresh [`LiveStats`], showing progress from it while it runs as `mode`
+/// says.
 pub fn with_live_line<R: Send>(
-    visible: bool,
+    mode: Progress,
     table: &Table,
     work: impl FnOnce(&LiveStats) -> R + Send,
 ) -> R {
     let live = LiveStats::default();
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        if visible {
-            scope.spawn(|| watch(&live, &done, table));
+        match mode {
+            Progress::Hidden => {}
+            Progress::Live => {
+                scope.spawn(|| watch(&live, &done, table));
+            }
+            Progress::Lines => {
+                scope.spawn(|| log_lines(&live, &done, table));
+            }
         }
         let result = work(&live);
         done.store(true, Ordering::Relaxed);
@@ -32,7 +60,20 @@ pub fn with_live_line<R: Send>(
     })
 }
 
-/// Redraws a live line (elapsed, nodes, nodes/s, root φ/δ, table fill) four times a second
+/// The progress message: elapsed, nodes, nodes/s, root φ/δ.
+fn progress_message(live: &LiveStats, start: Instant) -> String {
+    let nodes = live.nodes.load(Ordering::Relaxed);
+    let seconds = start.elapsed().as_secs_f64();
+    let root = live.root();
+    format!(
+        "{seconds:.1} s  {nodes} nodes  {:.0} nodes/s  root φ={} δ={}",
+        nodes as f64 / seconds.max(1e-9),
+        number_text(root.phi),
+        number_text(root.delta),
+    )
+}
+
+/// Redraws a live line (the progress message and the table's fill) four times a second
 /// until `done`.
 fn watch(live: &LiveStats, done: &AtomicBool, table: &Table) {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
@@ -42,23 +83,34 @@ fn watch(live: &LiveStats, done: &AtomicBool, table: &Table) {
     let start = Instant::now();
     let mut ticks = 0u64;
     while !done.load(Ordering::Relaxed) {
-        let nodes = live.nodes.load(Ordering::Relaxed);
-        let seconds = start.elapsed().as_secs_f64();
         // The fill estimate reads thousands of buckets: refresh it every few seconds only.
         if ticks.is_multiple_of(16) {
             bar.set_prefix(format!("table {:.1}%", 100.0 * table.fill()));
         }
-        bar.set_message(format!(
-            "{seconds:.1} s  {nodes} nodes  {:.0} nodes/s  root φ={} δ={}",
-            nodes as f64 / seconds.max(1e-9),
-            number_text(live.root_phi.load(Ordering::Relaxed)),
-            number_text(live.root_delta.load(Ordering::Relaxed)),
-        ));
+        bar.set_message(progress_message(live, start));
         bar.tick();
         ticks += 1;
         std::thread::sleep(Duration::from_millis(250));
     }
     bar.finish_and_clear();
+}
+
+/// Writes the progress message and the table's fill as a line to stderr once a second until
+/// `done` (checked every 50 ms, so that a solve's end is not held up).
+fn log_lines(live: &LiveStats, done: &AtomicBool, table: &Table) {
+    let start = Instant::now();
+    let mut next = start + Duration::from_secs(1);
+    while !done.load(Ordering::Relaxed) {
+        if Instant::now() >= next {
+            eprintln!(
+                "progress {}  table {:.1}%",
+                progress_message(live, start),
+                100.0 * table.fill()
+            );
+            next += Duration::from_secs(1);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// A batch's bar over `total` positions, or a hidden one.

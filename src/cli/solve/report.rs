@@ -3,6 +3,7 @@
 
 use super::super::{EXIT_INCOMPLETE, EXIT_OK};
 use super::certificate::Figures;
+use crate::cli::board::{render_board, Mark};
 use crate::game::{Move, Player, Position};
 use crate::search::numbers::INFINITY;
 use crate::search::pn_dfpn::TreeReport;
@@ -306,9 +307,32 @@ impl<'a> AnalysisJson<'a> {
     }
 }
 
-/// The human-readable table of an analysis.
-pub fn analysis_text(analysis: &Analysis) -> String {
-    let mut out = String::new();
+/// The mark of a move of `value` on the analysis board: W, D, L or ?, coloured win green, draw
+/// yellow, loss magenta (red is X's).
+fn value_mark(value: SolveValue) -> Mark {
+    let (symbol, ansi) = match value {
+        SolveValue::Win => ('W', "1;32"),
+        SolveValue::Draw => ('D', "1;33"),
+        SolveValue::Loss => ('L', "1;35"),
+        SolveValue::Unknown => ('?', "2"),
+    };
+    Mark { symbol, ansi }
+}
+
+/// The human-readable analysis: the board with each legal move's value in its cell (coloured
+/// when `colour`), then the table of moves.
+pub fn analysis_text(analysis: &Analysis, colour: bool) -> String {
+    let mover = analysis.to_move();
+    let legend = format!("W/D/L: the move wins, draws, loses for {mover}; ? unknown.");
+    let mut out = render_board(&analysis.position, colour, &legend, |mv| {
+        let value = analysis
+            .moves
+            .iter()
+            .find(|m| m.mv == mv)
+            .map_or(SolveValue::Unknown, |m| m.value);
+        value_mark(value)
+    });
+    out.push('\n');
     let _ = writeln!(out, "position   {}", analysis.position);
     let _ = writeln!(
         out,
@@ -344,4 +368,54 @@ pub fn analysis_text(analysis: &Analysis) -> String {
     );
     let _ = writeln!(out, "table      {}", table_text(&analysis.table));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::MoveAnalysis;
+
+    /// An analysis of the opening's centre board as if its centre won, a corner drew, an edge
+    /// lost and the rest were unknown.
+    fn analysis() -> Analysis {
+        let start = Position::start();
+        let values = [
+            (Move::new(4, 4), SolveValue::Win),
+            (Move::new(4, 0), SolveValue::Draw),
+            (Move::new(4, 1), SolveValue::Loss),
+        ];
+        let moves = start
+            .legal_moves()
+            .map(|mv| MoveAnalysis {
+                mv,
+                value: values
+                    .iter()
+                    .find(|v| v.0 == mv)
+                    .map_or(SolveValue::Unknown, |v| v.1),
+                best_reply: None,
+                elapsed: Duration::ZERO,
+                nodes: 0,
+            })
+            .collect();
+        Analysis {
+            position: start,
+            moves,
+            elapsed: Duration::ZERO,
+            nodes: 0,
+            table: TableReport::default(),
+        }
+    }
+
+    #[test]
+    fn the_analysis_board_colours_each_value_and_only_when_asked() {
+        let coloured = analysis_text(&analysis(), true);
+        assert!(coloured.contains("\x1b[1;32mW\x1b[0m"), "{coloured}");
+        assert!(coloured.contains("\x1b[1;33mD\x1b[0m"), "{coloured}");
+        assert!(coloured.contains("\x1b[1;35mL\x1b[0m"), "{coloured}");
+        assert_eq!(coloured.matches("\x1b[2m?\x1b[0m").count(), 81 - 3);
+        let plain = analysis_text(&analysis(), false);
+        assert!(!plain.contains('\x1b'), "{plain}");
+        // The first row of boards d, e and f.
+        assert_eq!(plain.lines().nth(5), Some("      ? ? ? | D L ? | ? ? ?"));
+    }
 }

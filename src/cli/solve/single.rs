@@ -2,23 +2,20 @@
 
 use super::certificate;
 use super::options::{open_table, search_options};
-use super::progress::{show_progress, with_live_line};
+use super::progress::{progress_mode, with_live_line};
 use super::report::{certificate_text, exit_code, summary_text, SolveJson};
-use crate::cli::args::{PositionArgs, SolveArgs};
+use crate::cli::args::SolveArgs;
 use crate::cli::memory::shortfall;
 use crate::cli::units::show_bytes;
-use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_INTERRUPTED};
+use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED};
 use crate::search::workers::private::with_private_tables;
 use crate::search::{Engine, SolveOptions, Solver, Table};
 use std::io::Write;
 
 /// Solves the position the arguments name and prints the result; returns the exit code.
 pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
-    let position = PositionArgs {
-        position: args.position.clone().unwrap_or_default(),
-        moves: args.moves.clone(),
-    };
-    let pos = position.resolve()?;
+    let stop = interrupt::stop_flag();
+    let pos = args.resolve_position()?;
     let options = search_options(&args.search, args.attacker)?;
     let private_tables = if args.private_tables {
         private_tables(&options, args.search.table_mem)?
@@ -26,8 +23,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
         Vec::new()
     };
     let mut table = open_table(&args.search)?;
-    let stop = interrupt::stop_flag();
-    let report = with_live_line(show_progress(args.search.quiet), &table, |live| {
+    let report = with_live_line(progress_mode(&args.search), &table, |live| {
         if args.private_tables {
             with_private_tables(&private_tables, Some(live), |workers| {
                 Solver::new(&options, &table)
@@ -63,10 +59,10 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
         summary_text(&report)
     };
     std::io::stdout().write_all(text.as_bytes())?;
-    Ok(if interrupt::interrupted() {
-        EXIT_INTERRUPTED
+    Ok(if let Some(code) = interrupt::exit_code() {
+        code
     } else if figures.is_some_and(|f| f.certified == Some(false)) {
-        EXIT_INCOMPLETE
+        EXIT_CERTIFICATE_FAILED
     } else {
         exit_code(report.verdict)
     })

@@ -1,0 +1,214 @@
+//! Checking a certificate file: every block with the verifier, and what the verified blocks
+//! prove together.
+
+use super::{read_blocks, verify_block, Claim, ClaimKind, Failure, FormatError, Verified};
+use crate::game::{Player, Position};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What verified blocks prove about a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Statement {
+    /// This player wins (a `wins` block).
+    Wins(Player),
+    /// Neither player wins (`holds` blocks for both).
+    Draw,
+    /// This player does not lose (its `holds` block alone).
+    DoesNotLose(Player),
+}
+
+impl fmt::Display for Statement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Statement::Wins(player) => write!(f, "{} wins", player.letter()),
+            Statement::Draw => write!(f, "draw"),
+            Statement::DoesNotLose(player) => write!(f, "{} does not lose", player.letter()),
+        }
+    }
+}
+
+/// A statement proved about a position, shown as `draw in X;...`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Proven {
+    /// The position.
+    pub position: Position,
+    /// What is proved about it.
+    pub statement: Statement,
+}
+
+impl fmt::Display for Proven {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} in {}", self.statement, self.position)
+    }
+}
+
+/// Why a certificate file could not be checked at all (as opposed to a block that fails).
+#[derive(Debug)]
+pub enum CheckFileError {
+    /// The file could not be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The file is not in the certificate format.
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// Where and how.
+        source: FormatError,
+    },
+}
+
+impl fmt::Display for CheckFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckFileError::Read { path, .. } => {
+                write!(f, "cannot read certificate {}", path.display())
+            }
+            CheckFileError::Format { path, .. } => write!(f, "certificate {}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for CheckFileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CheckFileError::Read { source, .. } => Some(source),
+            CheckFileError::Format { source, .. } => Some(source),
+        }
+    }
+}
+
+/// The check of one block.
+pub struct BlockCheck {
+    /// The block's claim.
+    pub claim: Claim,
+    /// The block's position.
+    pub position: Position,
+    /// What the verifier found.
+    pub result: Result<Verified, Failure>,
+}
+
+/// A whole file's check.
+pub struct FileCheck {
+    /// Every block, in file order.
+    pub blocks: Vec<BlockCheck>,
+    /// Wall time of reading and checking.
+    pub elapsed: Duration,
+}
+
+impl FileCheck {
+    /// Whether every block verified.
+    pub fn all_verified(&self) -> bool {
+        self.blocks.iter().all(|b| b.result.is_ok())
+    }
+
+    /// Distinct positions visited over all blocks.
+    pub fn positions(&self) -> u64 {
+        self.blocks
+            .iter()
+            .filter_map(|b| b.result.as_ref().ok())
+            .map(|v| v.positions)
+            .sum()
+    }
+
+    /// What the verified blocks prove, one statement per position (in the order the
+    /// positions first appear).
+    pub fn proves(&self) -> Vec<Proven> {
+        let mut positions: Vec<Position> = Vec::new();
+        for block in &self.blocks {
+            if !positions.contains(&block.position) {
+                positions.push(block.position);
+            }
+        }
+        positions
+            .iter()
+            .filter_map(|pos| {
+                let verified = |kind, prover| {
+                    self.blocks.iter().any(|b| {
+                        b.position == *pos && b.result.is_ok() && b.claim == Claim { prover, kind }
+                    })
+                };
+                let statement = if verified(ClaimKind::Wins, Player::X) {
+                    Statement::Wins(Player::X)
+                } else if verified(ClaimKind::Wins, Player::O) {
+                    Statement::Wins(Player::O)
+                } else {
+                    match (
+                        verified(ClaimKind::Holds, Player::X),
+                        verified(ClaimKind::Holds, Player::O),
+                    ) {
+                        (true, true) => Statement::Draw,
+                        (true, false) => Statement::DoesNotLose(Player::X),
+                        (false, true) => Statement::DoesNotLose(Player::O),
+                        (false, false) => return None,
+                    }
+                };
+                Some(Proven {
+                    position: *pos,
+                    statement,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Reads and checks the certificate at `path`; an error when it cannot be read or parsed.
+pub fn check_file(path: &Path) -> Result<FileCheck, CheckFileError> {
+    let start = Instant::now();
+    let file = std::fs::File::open(path).map_err(|source| CheckFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let blocks = read_blocks(&mut std::io::BufReader::new(file)).map_err(|source| {
+        CheckFileError::Format {
+            path: path.to_path_buf(),
+            source,
+        }
+    })?;
+    let blocks = blocks
+        .iter()
+        .map(|block| BlockCheck {
+            claim: block.claim,
+            position: block.position,
+            result: verify_block(block),
+        })
+        .collect();
+    Ok(FileCheck {
+        blocks,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// The text report: one line per block, then what they prove, then the time.
+impl fmt::Display for FileCheck {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, b) in self.blocks.iter().enumerate() {
+            match &b.result {
+                Ok(v) => writeln!(
+                    out,
+                    "block {}  claim {}  verified: {} positions, {} bytes  ({})",
+                    i + 1,
+                    b.claim,
+                    v.positions,
+                    v.bytes,
+                    b.position
+                ),
+                Err(failure) => writeln!(
+                    out,
+                    "block {}  claim {}  FAILED: {failure}  (block position {})",
+                    i + 1,
+                    b.claim,
+                    b.position
+                ),
+            }?;
+        }
+        for statement in self.proves() {
+            writeln!(out, "proves   {statement}")?;
+        }
+        writeln!(out, "time     {:.3} s", self.elapsed.as_secs_f64())
+    }
+}
