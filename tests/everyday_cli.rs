@@ -15,9 +15,9 @@ const QUICK: [&str; 4] = [
     "X;O..XOX.X.;XOOOOOXOX/..XXXO.OX/XOO...OXO/X.XOX.X../OX...XOOO/O.XXX.XX./XO..OO.XO/OOXOXOXOX/XX.XOO.XO O",
     "O;OO....XX.;...OOO.X./.X....OOO/X.O..X.O./OX.XO.O../.O.XX.OO./..XO.OXOO/XX..XXOXO/XXOX.XXO./..X..X.X. X",
 ];
-/// A position that DFPN solves in about two seconds (X wins; line 10 of
-/// positions/midgame.txt).
-const SECONDS: &str = "X;.....X..@;OX...O.../.....OO.O/...X....O/...O.X..O/.....O.../XX.X.OXX./.X..XOO../........O/X.X...X..";
+/// A position that DFPN takes seconds to solve, so that a `--progress` line (one a second)
+/// comes before it ends (a draw; line 62 of positions/midgame.txt).
+const SECONDS: &str = "X;.......@.;.XXX.OX../...O.O.XX/X.....X.O/O..OX..X./.X..O.X../O.O..X..X/O.....OOX/.O.XO..../O.O..X.O.";
 
 fn uttt() -> Command {
     Command::new(env!("CARGO_BIN_EXE_uttt"))
