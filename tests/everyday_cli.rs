@@ -39,14 +39,6 @@ fn wait_within(child: &mut Child, limit: Duration, what: &str) -> std::process::
     }
 }
 
-fn send_sigint(child: &Child) {
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 #[test]
 fn a_batch_whose_reader_goes_away_stops_promptly_and_quietly() {
     // A bad first line gives an output line at once; then many positions of 3 s each.
@@ -90,6 +82,47 @@ fn a_batch_whose_reader_goes_away_stops_promptly_and_quietly() {
     );
 }
 
+/// Starts a `--json` batch of `input` on stdin with `args` and `--progress`, and waits until
+/// its stderr shows a progress line starting with `ready`.
+fn start_batch(
+    args: &[&str],
+    input: &str,
+    ready: &str,
+) -> (Child, std::thread::JoinHandle<String>) {
+    let mut all = vec!["solve", "--file", "-", "--json", "--progress"];
+    all.extend_from_slice(args);
+    let mut child = common::spawn_fed(&all, input.as_bytes());
+    let stderr = common::wait_for_stderr(
+        &mut child,
+        |line| line.starts_with(ready),
+        Duration::from_secs(120),
+    );
+    (child, stderr)
+}
+
+/// Sends `signal` to a batch run with `--json`, checks that it stops with `code`, and returns
+/// its JSON lines.
+fn stopped_batch_lines(
+    mut child: Child,
+    stderr: std::thread::JoinHandle<String>,
+    signal: &str,
+    code: i32,
+) -> Vec<Value> {
+    common::send_signal(&child, signal);
+    wait_within(
+        &mut child,
+        Duration::from_secs(10),
+        "batch after the signal",
+    );
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(code), "{}", stderr.join().unwrap());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn ctrl_c_in_a_parallel_batch_prints_every_finished_result() {
     // One worker is held by the hard line; the other finishes the quick ones behind it.
@@ -100,12 +133,9 @@ fn ctrl_c_in_a_parallel_batch_prints_every_finished_result() {
             input += "\n";
         }
     }
-    let mut child = common::spawn_fed(
+    // Ready once the twelve quick lines have finished (held back behind the first).
+    let (child, stderr) = start_batch(
         &[
-            "solve",
-            "--file",
-            "-",
-            "--json",
             "--jobs",
             "2",
             "--threads",
@@ -114,25 +144,11 @@ fn ctrl_c_in_a_parallel_batch_prints_every_finished_result() {
             "60s",
             "--table-mem",
             "64M",
-            "--progress",
         ],
-        input.as_bytes(),
+        &input,
+        "progress 12/13 ",
     );
-    // Ready once the twelve quick lines have finished (held back behind the first).
-    let stderr = common::wait_for_stderr(
-        &mut child,
-        |line| line.starts_with("progress 12/13 "),
-        Duration::from_secs(120),
-    );
-    send_sigint(&child);
-    wait_within(&mut child, Duration::from_secs(10), "interrupted batch");
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", stderr.join().unwrap());
-    let lines: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = stopped_batch_lines(child, stderr, "INT", 130);
     let results: Vec<&Value> = lines.iter().filter(|l| l["type"] == "result").collect();
     assert_eq!(results.len(), 13, "every line has its result: {lines:?}");
     assert_eq!(results[0]["result"], "unknown");
@@ -228,7 +244,7 @@ fn a_table_file_in_use_is_refused_by_a_second_process() {
         stderr.contains("in use by another uttt process"),
         "{stderr}"
     );
-    send_sigint(&first);
+    common::send_signal(&first, "INT");
     let status = wait_within(&mut first, Duration::from_secs(10), "first solve");
     assert_eq!(status.code(), Some(130));
     // Once the first process is gone, the file opens again (and was left clean).
@@ -374,34 +390,12 @@ fn sigterm_stops_a_batch_with_exit_143_and_its_summary() {
     // The bad first line finishes at once; the hard second line then runs until the signal,
     // and the quick third line never starts.
     let input = format!("not a position\n{HARD}\n{}\n", QUICK[0]);
-    let mut child = common::spawn_fed(
-        &[
-            "solve",
-            "--file",
-            "-",
-            "--json",
-            "--jobs",
-            "1",
-            "--table-mem",
-            "16M",
-            "--progress",
-        ],
-        input.as_bytes(),
+    let (child, stderr) = start_batch(
+        &["--jobs", "1", "--table-mem", "16M"],
+        &input,
+        "progress 1/3 ",
     );
-    let stderr = common::wait_for_stderr(
-        &mut child,
-        |line| line.starts_with("progress 1/3 "),
-        Duration::from_secs(60),
-    );
-    common::send_signal(&child, "TERM");
-    wait_within(&mut child, Duration::from_secs(10), "batch after SIGTERM");
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(143), "{}", stderr.join().unwrap());
-    let lines: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = stopped_batch_lines(child, stderr, "TERM", 143);
     let results: Vec<&Value> = lines.iter().filter(|l| l["type"] == "result").collect();
     assert_eq!(results.len(), 1, "{lines:?}");
     assert_eq!(results[0]["result"], "unknown");

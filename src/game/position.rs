@@ -201,13 +201,7 @@ impl Position {
     /// ends the game with the same outcome; and the positions after it again have equal
     /// essential parts (a board only ever goes from winnable to nobody's to win to closed, the
     /// same way in both). By induction on the moves left, the two game trees have the same
-    /// shape and the same outcomes.
-    ///
-    /// Measured (`scripts/compare-nodes.sh`, exact DFPN node counts over
-    /// `positions/midgame.txt`): 0.80x–0.82x the nodes of hashing every stone (geometric
-    /// mean; the spread comes from the random keys alone, over three sets). Also hashing a won
-    /// board as drawn when its winner has no line of boards left through it (sound too)
-    /// measured the same, 0.81x: it is rarely met, so it is not done.
+    /// shape and the same outcomes. (What it saves is measured in BENCHMARKS.md.)
     #[inline(always)]
     pub fn hash(&self) -> u64 {
         self.hash

@@ -138,7 +138,7 @@ pub struct Dfpn<'a> {
 
 impl Drop for Dfpn<'_> {
     /// Reports to the live display the MID calls made since the searcher's last check (up to
-    /// [`CHECK_INTERVAL`] of them, which many short PN-DFPN jobs would otherwise leave out of
+    /// `CHECK_INTERVAL` of them, which many short PN-DFPN jobs would otherwise leave out of
     /// the live count). Its table writer reports its fills as it is dropped.
     fn drop(&mut self) {
         if let Some(live) = self.limits.live {

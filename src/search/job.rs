@@ -91,7 +91,7 @@ impl Job {
     /// true numbers of its subtree, which the root merges like any others, so no value can
     /// change. For a worker in another process this trades a little search in a leaf that may
     /// no longer be the most proving for a message round trip: most jobs pass their
-    /// thresholds within a few hundred MID calls, far less work than the round trip costs.
+    /// thresholds after far less work than the round trip costs.
     pub fn run<'a>(
         &self,
         table: &'a Table,

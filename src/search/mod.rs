@@ -8,7 +8,7 @@
 //!   ([`workers`]: local threads, a table per thread; MPI lives in `crate::distributed`).
 //! - The one entry point: [`Solver`] ([`solve`]), with its [`options`] and what it returns
 //!   ([`report`], [`analyze`], the principal variation in [`pv`]).
-//! - After a solve: [`certify`] writes proof certificates; [`player`] plays games by search.
+//! - After a solve: [`certify`](mod@certify) writes proof certificates; [`player`] plays games by search.
 
 pub mod analyze;
 pub mod certify;

@@ -79,11 +79,10 @@ impl Numbers {
 /// * **Threats**: when the attacker has a winning board (see
 ///   [`super::rules::winning_boards`]) its mobility part of pn is halved (rounded up) before the
 ///   line factor, and when the defender has one, dn is halved after it: that side may end the
-///   game itself. (The order is measured: halving pn after the factor took 1.09× the nodes,
-///   halving dn before it 1.07×.)
+///   game itself.
 ///
-/// Measured by DFPN node counts on `positions/midgame.txt` (`scripts/compare-nodes.sh`; the
-/// figures are in BENCHMARKS.md).
+/// Each part, and the order of halving and the line factor, was chosen by DFPN node counts
+/// (`scripts/compare-nodes.sh`; the figures are in BENCHMARKS.md).
 pub fn initial_numbers(node: &OpenNode) -> Numbers {
     let mobility = 2 * node.moves.len() as u32;
     let (mut pn, mut dn) = if node.attacker_to_move {

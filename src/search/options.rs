@@ -86,5 +86,5 @@ pub const DEFAULT_SPLIT_THRESHOLD: u64 = 40_000;
 /// Default PN-DFPN tree memory.
 pub const DEFAULT_TREE_BYTES: u64 = 256 << 20;
 
-/// The default ε of the 1+ε trick (see the benchmark figures in the README).
+/// The default ε of the 1+ε trick (chosen by measurement, see BENCHMARKS.md).
 pub const DEFAULT_EPSILON: f64 = 0.25;

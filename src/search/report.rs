@@ -57,7 +57,7 @@ pub enum Verdict {
     Wins(Player),
     /// Neither player can force a win.
     Draw,
-    /// A single-question solve ([`SolveOptions::attacker`]) showed that this player cannot
+    /// A single-question solve ([`super::SolveOptions::attacker`]) showed that this player cannot
     /// force a win: the game is a draw or the other player wins.
     DoesNotWin(Player),
     /// Not settled within the limits.

@@ -72,9 +72,8 @@ fn goal_numbers(pos: &Position, attacker: Player, attacker_wins: bool) -> Number
 /// as attacker and as defender (a defender that wins has kept the attacker from winning), so
 /// the side to move fails its goal and the node is disproved for it. Last, a win in two
 /// proves the node; it is only looked for when the side to move already has a winning board
-/// it cannot reach this move, because looking everywhere cost more time than it saved: on
-/// `positions/midgame.txt` looking everywhere took 1.28× the time of not looking at all, and
-/// looking only there 0.88× (geometric means; lower is faster).
+/// it cannot reach this move, because looking everywhere costs more time than it saves (see
+/// BENCHMARKS.md).
 pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
     match pos.outcome() {
         Outcome::Won(winner) => {
@@ -297,8 +296,8 @@ fn hands_over_a_win(pos: &Position, mv: Move, threats: u16) -> bool {
 /// boards. Whatever the opponent does, the side to move wins on its next move; a win meets
 /// its goal as attacker or as defender.
 ///
-/// Only the moves that [`may_win_in_two`] lets through are played out: on
-/// `positions/midgame.txt` it turns away most of them by masks alone.
+/// Only the moves that [`may_win_in_two`] lets through are played out: it turns most of them
+/// away by masks alone, without playing them.
 pub fn win_in_two(pos: &Position, safe: MoveSet) -> Option<Move> {
     win_in_two_among(pos, safe, win_in_two_returns(pos))
 }

@@ -424,16 +424,16 @@ impl Summary {
     }
 
     fn text(&self) -> String {
-        let mut not_started = if self.not_started > 0 {
-            format!(", {} not started", self.not_started)
-        } else {
-            String::new()
-        };
+        // Counts shown only when there are any.
+        let mut exceptions = String::new();
+        if self.not_started > 0 {
+            exceptions += &format!(", {} not started", self.not_started);
+        }
         if self.not_certified > 0 {
-            not_started += &format!(", {} NOT CERTIFIED", self.not_certified);
+            exceptions += &format!(", {} NOT CERTIFIED", self.not_certified);
         }
         format!(
-            "{} positions: {} solved, {} unknown, {} mismatches, {} bad lines{not_started}, {:.3} s{}",
+            "{} positions: {} solved, {} unknown, {} mismatches, {} bad lines{exceptions}, {:.3} s{}",
             self.positions,
             self.solved,
             self.unknown,

@@ -2,8 +2,8 @@
 //! anonymous or file-backed memory mapping.
 //!
 //! Layout: a power-of-two number of 64-byte buckets (one cache line each), four 16-byte
-//! entries per bucket; how an entry is read and written concurrently is in [`entry`], table
-//! files in [`file`]. Searchers read and write through a [`TableWriter`], which counts their
+//! entries per bucket; how an entry is read and written concurrently is in `entry.rs`, table
+//! files in `file.rs`. Searchers read and write through a [`TableWriter`], which counts their
 //! traffic and reports the slots they filled, which drive growth.
 //!
 //! Growth: an anonymous table starts by using only its first [`INITIAL_ACTIVE_BYTES`] and
@@ -21,8 +21,10 @@
 //! at most 4 · 2⁻⁵² ≈ 9 · 10⁻¹⁶ per lookup, about one in a thousand over 10¹² lookups.
 
 mod entry;
+mod error;
 mod file;
 
+pub use error::TableError;
 pub use file::FILE_HEADER_BYTES;
 
 use super::numbers::Numbers;
@@ -31,7 +33,6 @@ use entry::{
 };
 use memmap2::{MmapOptions, MmapRaw};
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -350,79 +351,6 @@ impl TableWriter<'_> {
 impl Drop for TableWriter<'_> {
     fn drop(&mut self) {
         self.table.report_remaining_fills(&self.counters);
-    }
-}
-
-/// Why a table could not be made, opened or written.
-#[derive(Debug)]
-pub enum TableError {
-    /// The system refused the memory of an anonymous table.
-    Memory {
-        /// The table's size.
-        bytes: u64,
-        /// What the system said.
-        source: std::io::Error,
-    },
-    /// An operation on a table file failed.
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What was being done: open, lock, read, size, map, write.
-        action: &'static str,
-        /// What the system said.
-        source: std::io::Error,
-    },
-    /// Another process holds the table file (it is locked while a table uses it).
-    Locked {
-        /// The file.
-        path: PathBuf,
-    },
-    /// The file is not a table file this build can read, or is damaged.
-    BadFile {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong with it, as the rest of a sentence about the file.
-        problem: String,
-    },
-}
-
-impl TableError {
-    fn io(path: &Path, action: &'static str, source: std::io::Error) -> TableError {
-        TableError::Io {
-            path: path.to_path_buf(),
-            action,
-            source,
-        }
-    }
-}
-
-impl fmt::Display for TableError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            // The system's words are the error's source: `{:#}` of anyhow shows them after.
-            TableError::Memory { bytes, .. } => write!(f, "cannot map a table of {bytes} bytes"),
-            TableError::Io { path, action, .. } => {
-                write!(f, "cannot {action} table file {}", path.display())
-            }
-            TableError::Locked { path } => write!(
-                f,
-                "table file {} is in use by another uttt process (it is locked); wait for it \
-                 to finish or use another file",
-                path.display()
-            ),
-            TableError::BadFile { path, problem } => {
-                write!(f, "table file {} {problem}", path.display())
-            }
-        }
-    }
-}
-
-impl std::error::Error for TableError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            TableError::Memory { source, .. } | TableError::Io { source, .. } => Some(source),
-            TableError::Locked { .. } | TableError::BadFile { .. } => None,
-        }
     }
 }
 

@@ -5,11 +5,8 @@
 use std::collections::HashMap;
 
 /// Subtrees a worker solved with at least this many MID calls are passed on to every other
-/// worker (over MPI: rank), whose table would otherwise have to solve them again. (Over MPI,
-/// lower thresholds save nodes but cost more in messages: 16 took 1.49× the time of one
-/// process and 1.25× the nodes, 4 took 1.65× and 1.21×, against 1.45× and 1.29× for 64, in
-/// one run; with a worker rank's main thread searching too, 16 took 1.34× and 1.37× against
-/// 1.41× and 1.43×, within the spread of whole runs.)
+/// worker (over MPI: rank), whose table would otherwise have to solve them again. Lower
+/// thresholds save nodes but cost more in messages (see BENCHMARKS.md).
 pub const SHARE_MIN_WORK: u64 = 64;
 
 /// Which worker's table knows each subtree of the root tree: the worker that was sent the
@@ -62,11 +59,7 @@ impl Owners {
 /// them on ties).
 ///
 /// Sending a job elsewhere only once the preferred worker is full keeps subtrees with the
-/// table that knows them. Measured against this rule over MPI (time of one process with two
-/// threads, geometric mean over `positions/midgame.txt`): sending a job to any worker with a
-/// thread free before queueing it at the preferred one, 1.33× against 1.34× (mean of three
-/// runs, within their noise); on top of that, a leaf keeping its owner when a job at it went
-/// elsewhere, 1.34× against 1.32× (one run).
+/// table that knows them (the alternatives measured are in BENCHMARKS.md).
 pub fn worker_with_room(in_flight: &[usize], preferred: usize, capacity: usize) -> usize {
     if in_flight[preferred] < capacity {
         preferred

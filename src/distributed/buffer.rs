@@ -1,0 +1,62 @@
+//! Buffered sends: the send buffer each rank attaches, sized so that no job or result ever
+//! waits for room.
+
+use super::{
+    BSEND_OVERHEAD_BYTES, BUFFERED_MESSAGE_BYTES, MAX_SEND_BUFFER_BYTES, QUEUE_DEPTH, TAG,
+};
+use mpi::environment::Universe;
+use mpi::topology::Process;
+use mpi::traits::*;
+
+/// Whether a rank's jobs or results go as buffered sends (see [`attach_send_buffer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SendBuffer {
+    attached: bool,
+}
+
+/// The send buffer a rank needs for its jobs (rank 0, one set per worker rank) or results
+/// (a worker rank), or `None` when that is more than [`MAX_SEND_BUFFER_BYTES`].
+///
+/// Why it suffices: a buffered message holds its space from its send until the sender sees it
+/// delivered, in one of its later MPI calls. Rank 0 sends a worker rank a job only while fewer
+/// than `threads` × [`QUEUE_DEPTH`] of its jobs are in flight, and a job stays in flight until
+/// its result is taken in, which the rank sends only after receiving the job; a worker rank
+/// has no more results out than jobs in flight. So at most `threads` × [`QUEUE_DEPTH`]
+/// messages per destination are undelivered, and the buffer holds twice that many (each of at
+/// most [`BUFFERED_MESSAGE_BYTES`] and [`BSEND_OVERHEAD_BYTES`]), for messages delivered but
+/// not yet seen to be.
+pub fn send_buffer_bytes(rank: usize, ranks: usize, threads: usize) -> Option<usize> {
+    let destinations = if rank == 0 {
+        ranks.saturating_sub(1)
+    } else {
+        1
+    };
+    let messages = destinations * 2 * threads.max(1) * QUEUE_DEPTH;
+    let bytes = messages.checked_mul(BUFFERED_MESSAGE_BYTES + BSEND_OVERHEAD_BYTES)?;
+    (bytes <= MAX_SEND_BUFFER_BYTES).then_some(bytes)
+}
+
+/// Attaches this rank's send buffer (see [`send_buffer_bytes`]); without one (too many ranks
+/// and threads) jobs and results go as plain sends.
+pub fn attach_send_buffer(universe: &mut Universe, threads: usize) -> SendBuffer {
+    let world = universe.world();
+    let bytes = send_buffer_bytes(world.rank() as usize, world.size() as usize, threads);
+    if let Some(bytes) = bytes {
+        universe.set_buffer_size(bytes);
+    }
+    SendBuffer {
+        attached: bytes.is_some(),
+    }
+}
+
+impl SendBuffer {
+    /// Sends `bytes` buffered when they fit the buffer's slots ([`BUFFERED_MESSAGE_BYTES`]),
+    /// returning true; false when the caller must send them otherwise.
+    pub(super) fn try_send(self, destination: &Process, bytes: &[u8]) -> bool {
+        let fits = self.attached && bytes.len() <= BUFFERED_MESSAGE_BYTES;
+        if fits {
+            destination.buffered_send_with_tag(bytes, TAG);
+        }
+        fits
+    }
+}

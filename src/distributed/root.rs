@@ -1,0 +1,227 @@
+//! Rank 0's side: the transport whose jobs run on the other ranks.
+
+use super::{
+    encode, Assignment, RankReport, SendBuffer, ToWorker, IDLE, LEARNED_PER_JOB,
+    MAX_UNSENT_LEARNED, MIN_JOB_WORK, QUEUE_DEPTH, TAG,
+};
+use crate::search::dfpn::SolvedEntry;
+use crate::search::workers::placement::{Owners, SHARE_MIN_WORK};
+use crate::search::{Job, JobResult, JobTerms, Workers};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+/// Rank 0's side: [`Workers`] whose jobs run on the other ranks.
+pub struct MpiWorkers<'a> {
+    world: &'a SimpleCommunicator,
+    send_buffer: SendBuffer,
+    threads_per_rank: usize,
+    assignment: Assignment,
+    in_flight: Vec<usize>,
+    figures: Vec<RankReport>,
+    busy_ns: Vec<u64>,
+    next_turn: usize,
+    /// Which rank searched each subtree last.
+    owners: Owners,
+    /// Results taken in while a send was under way, with their worker (rank − 1).
+    pending: VecDeque<(usize, JobResult)>,
+    /// Per worker (rank − 1), the subtrees other ranks solved that go with its next jobs.
+    unsent_learned: Vec<VecDeque<SolvedEntry>>,
+    started: Instant,
+    stopped: bool,
+}
+
+impl<'a> MpiWorkers<'a> {
+    /// The workers of every rank but this one (rank 0), `threads_per_rank` each; jobs go
+    /// through `send_buffer` (see [`super::attach_send_buffer`]).
+    pub fn new(
+        world: &'a SimpleCommunicator,
+        threads_per_rank: usize,
+        assignment: Assignment,
+        send_buffer: SendBuffer,
+    ) -> MpiWorkers<'a> {
+        let ranks = world.size() as usize - 1;
+        MpiWorkers {
+            world,
+            send_buffer,
+            threads_per_rank: threads_per_rank.max(1),
+            assignment,
+            in_flight: vec![0; ranks],
+            figures: (1..=ranks)
+                .map(|rank| RankReport {
+                    rank,
+                    ..RankReport::default()
+                })
+                .collect(),
+            busy_ns: vec![0; ranks],
+            next_turn: 0,
+            owners: Owners::default(),
+            pending: VecDeque::new(),
+            unsent_learned: vec![VecDeque::new(); ranks],
+            started: Instant::now(),
+            stopped: false,
+        }
+    }
+
+    /// Sends a job message: buffered when it fits (returning at once), else as
+    /// [`MpiWorkers::send_bytes`] does.
+    fn send_job(&mut self, worker: usize, message: &ToWorker) {
+        let bytes = encode(message);
+        let destination = self.world.process_at_rank(worker as i32 + 1);
+        if !self.send_buffer.try_send(&destination, &bytes) {
+            self.send_bytes(worker, &bytes);
+        }
+    }
+
+    fn broadcast(&mut self, message: &ToWorker) {
+        let bytes = encode(message);
+        for worker in 0..self.in_flight.len() {
+            self.send_bytes(worker, &bytes);
+        }
+    }
+
+    /// Sends `bytes` to `worker` without blocking on it: until the send completes, results
+    /// arriving from any rank are taken in (see [`MpiWorkers::take_in_one`]). A worker rank
+    /// may itself be blocked sending a large result to rank 0; taking it in lets that rank go
+    /// back to receiving, so the two sends can never wait on each other.
+    fn send_bytes(&mut self, worker: usize, bytes: &[u8]) {
+        let destination = self.world.process_at_rank(worker as i32 + 1);
+        mpi::request::scope(|scope| {
+            let mut request = destination.immediate_send_with_tag(scope, bytes, TAG);
+            loop {
+                match request.test() {
+                    Ok(_) => break,
+                    Err(still_sending) => request = still_sending,
+                }
+                if !self.take_in_one() {
+                    std::thread::sleep(IDLE);
+                }
+            }
+        });
+    }
+
+    /// Receives one result, if one has arrived, into `pending`; whether there was one.
+    fn take_in_one(&mut self) -> bool {
+        let Some(probed) = self
+            .world
+            .any_process()
+            .immediate_matched_probe_with_tag(TAG)
+        else {
+            return false;
+        };
+        let (bytes, status) = probed.matched_receive_vec::<u8>();
+        let result: JobResult =
+            serde_json::from_slice(&bytes).expect("a worker rank sends job results");
+        self.pending
+            .push_back((status.source_rank() as usize - 1, result));
+        true
+    }
+
+    /// The worker (rank − 1) for `job`.
+    fn choose(&mut self, job: &Job) -> usize {
+        let ranks = self.in_flight.len();
+        let preferred = match self.assignment {
+            // Its table holds the subtree.
+            Assignment::Locality => self.owners.of(&job.path).unwrap_or(0),
+            Assignment::RoundRobin => {
+                self.next_turn = (self.next_turn + 1) % ranks;
+                self.next_turn
+            }
+        };
+        // Owners are kept under either assignment, so that both report the jobs they moved.
+        let capacity = self.threads_per_rank * QUEUE_DEPTH;
+        let placed = self
+            .owners
+            .place(&job.path, preferred, &self.in_flight, capacity);
+        if placed.moved {
+            self.figures[placed.worker].jobs_moved += 1;
+        }
+        placed.worker
+    }
+
+    /// Each worker rank's figures so far.
+    pub fn ranks(&self) -> Vec<RankReport> {
+        let wall = self.started.elapsed().as_secs_f64().max(1e-9);
+        self.figures
+            .iter()
+            .zip(&self.busy_ns)
+            .map(|(f, &busy)| RankReport {
+                busy_pct: 100.0 * busy as f64 / 1e9 / (wall * self.threads_per_rank as f64),
+                ..f.clone()
+            })
+            .collect()
+    }
+
+    /// Tells every worker rank to exit (also done when dropped).
+    pub fn stop(&mut self) {
+        if !self.stopped {
+            self.broadcast(&ToWorker::Stop);
+            self.stopped = true;
+        }
+    }
+}
+
+impl Drop for MpiWorkers<'_> {
+    fn drop(&mut self) {
+        // Whatever happened on rank 0, the worker ranks must not wait forever.
+        self.stop();
+    }
+}
+
+impl Workers for MpiWorkers<'_> {
+    fn slots(&self) -> usize {
+        self.threads() * QUEUE_DEPTH
+    }
+
+    fn threads(&self) -> usize {
+        self.in_flight.len() * self.threads_per_rank
+    }
+
+    fn terms(&self) -> JobTerms {
+        JobTerms {
+            min_work: MIN_JOB_WORK,
+            share_solved_from: Some(SHARE_MIN_WORK),
+        }
+    }
+
+    fn submit(&mut self, job: Job) {
+        let worker = self.choose(&job);
+        self.in_flight[worker] += 1;
+        let unsent = &mut self.unsent_learned[worker];
+        let learned = unsent.drain(..unsent.len().min(LEARNED_PER_JOB)).collect();
+        self.send_job(worker, &ToWorker::Job { job, learned });
+    }
+
+    fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
+        let until = Instant::now() + timeout;
+        loop {
+            if self.pending.is_empty() {
+                self.take_in_one();
+            }
+            if let Some((worker, mut result)) = self.pending.pop_front() {
+                let solved = std::mem::take(&mut result.solved);
+                for (other, unsent) in self.unsent_learned.iter_mut().enumerate() {
+                    if other != worker {
+                        unsent.extend(solved.iter().copied());
+                        let excess = unsent.len().saturating_sub(MAX_UNSENT_LEARNED);
+                        unsent.drain(..excess);
+                    }
+                }
+                self.in_flight[worker] -= 1;
+                self.figures[worker].jobs += 1;
+                self.figures[worker].nodes += result.work;
+                self.busy_ns[worker] += result.busy_ns;
+                return Some(result);
+            }
+            if Instant::now() >= until {
+                return None;
+            }
+            std::thread::sleep(IDLE);
+        }
+    }
+
+    fn abort(&mut self) {
+        self.broadcast(&ToWorker::Abort);
+    }
+}
