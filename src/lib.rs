@@ -1,13 +1,14 @@
 //! `uttt`: a solver for Ultimate Tic Tac Toe.
 //!
 //! Layers with arrows pointing one way: [`game`] (rules, bitboards, notation) ←
-//! [`certificate`] (the proof format and its independent verifier, game rules only) ←
-//! [`search`] (tables, DFPN, PN-DFPN, certificate writing) ← [`cli`] (clap, formatting,
-//! progress, signals). With the `mpi` feature, `distributed` (between `search` and `cli`)
+//! [`certificate`] (the proof format and its independent verifier, game rules only) and
+//! [`db`] (the database of solved positions, game rules only) ← [`search`] (tables, DFPN,
+//! PN-DFPN, certificate writing) ← [`cli`] (clap, formatting, progress, signals). With the `mpi` feature, `distributed` (between `search` and `cli`)
 //! runs PN-DFPN's jobs on other MPI ranks.
 
 pub mod certificate;
 pub mod cli;
+pub mod db;
 #[cfg(feature = "mpi")]
 pub mod distributed;
 pub mod game;

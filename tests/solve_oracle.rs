@@ -321,3 +321,55 @@ fn a_node_limit_bounds_the_whole_solve() {
         }
     });
 }
+
+/// Every engine with a database: a first solve stores its answers, and a second solve of a
+/// symmetric image (a fresh table, so nothing but the database can answer it) gives the
+/// oracle's value from the database alone, with a legal best move that keeps the value.
+#[test]
+fn every_engine_with_a_database_agrees_with_the_oracle_from_any_image() {
+    use uttt::db::{Database, Source};
+    use uttt::search::StorePolicy;
+    let positions = common::playout_positions(40, 4242);
+    let dir = common::temp_dir("db-oracle");
+    let engines = engines();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let answered = std::sync::atomic::AtomicUsize::new(0);
+    common::parallel_rows(&positions, |p| {
+        let expected = common::oracle::oracle_value(p);
+        let pos = parse_position(p).unwrap();
+        let path = dir.join(format!(
+            "{}.db",
+            next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        let database = Database::open(&path).unwrap();
+        let policy = StorePolicy {
+            min_work: 0,
+            source: Source::Solve,
+        };
+        for (i, options) in engines.iter().enumerate() {
+            let table = Table::new(16 << 20).unwrap();
+            let first = Solver::new(options, &table)
+                .with_database(&database, policy)
+                .solve(&pos);
+            assert_eq!(reference_form(first.verdict), expected, "{p} {options:?}");
+            let image = pos.transform(1 + i % 7);
+            let fresh = Table::new(1 << 20).unwrap();
+            let again = Solver::new(options, &fresh)
+                .with_database(&database, policy)
+                .solve(&image);
+            assert_eq!(reference_form(again.verdict), expected, "{p} {options:?}");
+            // Positions the rules settle without a search never reach the database.
+            if again.database.as_ref().unwrap().answered {
+                assert_eq!(again.nodes, 0);
+                check_best_move(&image, again.best_move, expected);
+                answered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    });
+    let answered = answered.into_inner();
+    assert!(
+        answered > positions.len() * engines.len() / 2,
+        "only {answered} second solves came from the database"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -43,6 +43,71 @@ pub enum Command {
     /// Print positions from seeded random playouts (for benchmarks and tests).
     #[command(after_help = "Example:\n  uttt gen --plies 40 --count 10 --seed 7 > positions.txt")]
     Gen(GenArgs),
+    /// The database of solved positions (`--db`): counts, export, import and checks.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  uttt db stats solved.db\n  uttt db export solved.db > facts.jsonl\n  uttt db import other.db facts.jsonl\n  uttt db check solved.db --sample 20"
+    )]
+    Db(DbCommand),
+}
+
+/// The `uttt db` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum DbCommand {
+    /// Counts and sizes.
+    Stats(DbStatsArgs),
+    /// Every fact as JSON Lines on stdout.
+    Export(DbPathArg),
+    /// Facts from a JSON Lines file (`-` for stdin), as `export` writes them; creates the
+    /// database if missing. Facts already there change nothing; a contradicting fact is refused.
+    Import(DbImportArgs),
+    /// Solves stored facts again and reports any that disagree.
+    Check(DbCheckArgs),
+}
+
+/// A database file.
+#[derive(Args, Debug)]
+pub struct DbPathArg {
+    /// The database file.
+    pub path: PathBuf,
+}
+
+/// Options of `uttt db stats`.
+#[derive(Args, Debug)]
+pub struct DbStatsArgs {
+    /// The database file.
+    pub path: PathBuf,
+    /// One JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `uttt db import`.
+#[derive(Args, Debug)]
+pub struct DbImportArgs {
+    /// The database file (created if missing).
+    pub path: PathBuf,
+    /// The JSON Lines file of facts (`-` for stdin).
+    pub file: PathBuf,
+}
+
+/// Options of `uttt db check`.
+#[derive(Args, Debug)]
+pub struct DbCheckArgs {
+    /// The database file.
+    pub path: PathBuf,
+    /// Check every fact (by default a sample of `--sample`).
+    #[arg(long, conflicts_with = "sample")]
+    pub all: bool,
+    /// How many facts to check, spread evenly over the database.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub sample: usize,
+    /// Give each check up to this long (an unfinished check is reported as such).
+    #[arg(long, value_name = "TIME", default_value = "60s", value_parser = parse_duration)]
+    pub time_limit: Duration,
+    /// Transposition table size for the checks.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    pub table_mem: u64,
 }
 
 /// A position in any accepted form, plus moves to play on top of it.
@@ -81,6 +146,10 @@ impl SolveArgs {
         .resolve()
     }
 }
+
+/// The default of `--db-min-work`: answers of fewer nodes are not worth a row (they take
+/// milliseconds to find again).
+pub const DEFAULT_DB_MIN_WORK: u64 = 10_000;
 
 /// Options of `uttt show`.
 #[derive(Args, Debug)]
@@ -168,7 +237,7 @@ pub struct SolveArgs {
     /// Run over MPI (start with `mpirun -np N`, N ≥ 2): rank 0 runs the root tree, every
     /// other rank `--threads` DFPN workers against its own `--table-mem` table.
     #[cfg(feature = "mpi")]
-    #[arg(long, conflicts_with_all = ["file", "certificate", "verify", "table_file", "private_tables"])]
+    #[arg(long, conflicts_with_all = ["file", "certificate", "verify", "table_file", "private_tables", "db"])]
     pub mpi: bool,
     /// With --mpi: how jobs are given to ranks (locality: to the rank that worked on the
     /// job's subtree before).
@@ -237,6 +306,13 @@ pub struct SearchArgs {
     /// Keep the table in this file: a later run with the same file resumes from its work.
     #[arg(long, value_name = "PATH")]
     pub table_file: Option<PathBuf>,
+    /// The database of solved positions (SQLite; created if missing): answers found there
+    /// come back without a search, and what is settled here is stored for later runs.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// With --db: store an answer whose search took at least this many nodes.
+    #[arg(long, value_name = "NODES", default_value_t = DEFAULT_DB_MIN_WORK, requires = "db")]
+    pub db_min_work: u64,
     /// Give up with `unknown` after this long (e.g. 500ms, 30s, 2m, 1h).
     #[arg(long, value_name = "TIME", value_parser = parse_duration)]
     pub time_limit: Option<Duration>,

@@ -4,6 +4,7 @@
 
 mod args;
 mod board;
+mod db_cmd;
 mod gen_cmd;
 mod interrupt;
 mod memory;
@@ -56,6 +57,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Analyze(args) => solve::run_analyze(&args),
         Command::Verify(args) => verify_cmd::run(&args),
         Command::Gen(args) => gen_cmd::run(&args),
+        Command::Db(command) => db_cmd::run(&command),
     }
 }
 

@@ -8,12 +8,14 @@
 //!   ([`workers`]: local threads, a table per thread; MPI lives in `crate::distributed`).
 //! - The one entry point: [`Solver`] ([`solve`]), with its [`options`] and what it returns
 //!   ([`report`], [`analyze`], the principal variation in [`pv`]).
+//! - The database of solved positions from the search's side: [`known`].
 //! - After a solve: [`certify`](mod@certify) writes proof certificates; [`player`] plays games by search.
 
 pub mod analyze;
 pub mod certify;
 pub mod dfpn;
 pub mod job;
+pub mod known;
 pub mod numbers;
 pub mod options;
 pub mod player;
@@ -30,10 +32,13 @@ pub use analyze::{Analysis, MoveAnalysis};
 pub use certify::{certify, claims_for, Certificate, CertifyError};
 pub use dfpn::LiveStats;
 pub use job::{Job, JobResult, JobTerms, WorkBudget};
+pub use known::StorePolicy;
 pub use numbers::Numbers;
 pub use options::{Engine, SolveOptions};
 pub use player::SearchPlayer;
-pub use report::{BinaryOutcome, SearchReport, SolveReport, SolveValue, TableReport, Verdict};
+pub use report::{
+    BinaryOutcome, DatabaseReport, SearchReport, SolveReport, SolveValue, TableReport, Verdict,
+};
 pub use solve::Solver;
 pub use table::{Table, TableCounters};
 pub use workers::Workers;

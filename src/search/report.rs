@@ -155,6 +155,20 @@ pub struct SolveReport {
     pub table: TableReport,
     /// PN-DFPN tree figures (summed over its searches).
     pub tree: Option<TreeReport>,
+    /// What the database of solved positions did, when the solve had one.
+    pub database: Option<DatabaseReport>,
+}
+
+/// What the database of solved positions did for one solve.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatabaseReport {
+    /// The answer came from the database: nothing was searched.
+    pub answered: bool,
+    /// Facts the solve added to the database.
+    pub stored: u64,
+    /// Why the database could not be read or written, if it could not (the solve itself went
+    /// on without it).
+    pub error: Option<String>,
 }
 
 impl SolveReport {

@@ -4,16 +4,20 @@
 
 use super::analyze::Analysis;
 use super::dfpn::{Dfpn, Limits, LiveStats};
+use super::known::{facts_of, verdict_from, StorePolicy};
 use super::numbers::Numbers;
 use super::options::{Engine, SolveOptions};
 use super::pn_dfpn::{self, PnDfpnConfig, TreeReport};
 use super::pv::principal_variation;
-use super::report::{merge_tree, BinaryOutcome, SearchReport, SolveReport, TableReport, Verdict};
+use super::report::{
+    merge_tree, BinaryOutcome, DatabaseReport, SearchReport, SolveReport, TableReport, Verdict,
+};
 use super::rules::immediate_win;
 use super::shared_dfpn;
 use super::table::{Table, TableCounters};
 use super::workers::local::with_local_workers;
 use super::workers::Workers;
+use crate::db::Database;
 use crate::game::{Move, Outcome, Player, Position};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -40,6 +44,7 @@ pub struct Solver<'a> {
     stop: Option<&'a AtomicBool>,
     live: Option<&'a LiveStats>,
     workers: Option<&'a mut (dyn Workers + 'a)>,
+    database: Option<(&'a Database, StorePolicy)>,
 }
 
 impl<'a> Solver<'a> {
@@ -52,7 +57,15 @@ impl<'a> Solver<'a> {
             stop: None,
             live: None,
             workers: None,
+            database: None,
         }
+    }
+
+    /// This solver, consulting `database` before it searches (a stored answer comes back
+    /// without a search) and storing what it settles there, as `policy` says.
+    pub fn with_database(mut self, database: &'a Database, policy: StorePolicy) -> Solver<'a> {
+        self.database = Some((database, policy));
+        self
     }
 
     /// This solver, ending its searches early (with `unknown`) once `stop` is raised.
@@ -97,8 +110,61 @@ impl<'a> Solver<'a> {
         })
     }
 
-    /// Solves `pos` with `options` in place of this solver's.
+    /// Solves `pos` with `options` in place of this solver's: from the database when it
+    /// knows the answer, else by searching (and then the database learns the answer).
     fn solve_with(&mut self, pos: &Position, options: &SolveOptions) -> SolveReport {
+        let Some((database, policy)) = self.database else {
+            return self.search(pos, options);
+        };
+        let start = Instant::now();
+        let mut used = DatabaseReport::default();
+        if settled_without_search(pos).is_none() {
+            match database.lookup(pos) {
+                Ok(known) => {
+                    if let Some((verdict, best)) = verdict_from(pos, options, &known) {
+                        used.answered = true;
+                        let mut report = self.empty_report(pos, options, start);
+                        report.verdict = verdict;
+                        report.best_move = Some(best);
+                        report.pv = vec![best];
+                        report.database = Some(used);
+                        return report;
+                    }
+                }
+                Err(error) => used.error = Some(format!("{error:#}")),
+            }
+        }
+        let mut report = self.search(pos, options);
+        if used.error.is_none() {
+            match database.store(&facts_of(&report, policy)) {
+                Ok(stored) => used.stored = stored.new,
+                Err(error) => used.error = Some(error.to_string()),
+            }
+        }
+        report.database = Some(used);
+        report
+    }
+
+    /// A report of `pos` that searched nothing, begun at `start`.
+    fn empty_report(&self, pos: &Position, options: &SolveOptions, start: Instant) -> SolveReport {
+        SolveReport {
+            position: *pos,
+            verdict: Verdict::Unknown,
+            best_move: None,
+            pv: Vec::new(),
+            engine: options.engine,
+            threads: options.worker_threads(),
+            elapsed: start.elapsed(),
+            nodes: 0,
+            searches: Vec::new(),
+            table: TableReport::of(self.table, &TableCounters::default()),
+            tree: None,
+            database: None,
+        }
+    }
+
+    /// Searches `pos` with `options`.
+    fn search(&mut self, pos: &Position, options: &SolveOptions) -> SolveReport {
         let never = AtomicBool::new(false);
         let limits = Limits {
             stop: self.stop.unwrap_or(&never),
@@ -150,6 +216,7 @@ impl ThreeValued<'_> {
             searches: Vec::new(),
             table: TableReport::default(),
             tree: None,
+            database: None,
         };
         let mut counters = TableCounters::default();
         if let Some((verdict, best)) = settled_without_search(pos) {

@@ -1,11 +1,12 @@
 //! `uttt analyze POSITION`: the value of every legal move.
 
-use super::options::{open_table, search_options};
+use super::options::{open_database, open_table, search_options, use_database};
 use super::progress::{progress_mode, with_live_line};
 use super::report::{analysis_text, AnalysisJson};
 use crate::cli::args::AnalyzeArgs;
 use crate::cli::board::use_colour;
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
+use crate::db::Source;
 use crate::search::Solver;
 use std::io::Write;
 
@@ -19,11 +20,12 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     }
     let options = search_options(&args.search, None)?;
     let mut table = open_table(&args.search)?;
+    let database = open_database(&args.search)?;
     let analysis = with_live_line(progress_mode(&args.search), &table, |live| {
-        Solver::new(&options, &table)
+        let solver = Solver::new(&options, &table)
             .stopped_by(stop)
-            .watched_by(live)
-            .analyze(&pos)
+            .watched_by(live);
+        use_database(solver, database.as_ref(), &args.search, Source::Analyze).analyze(&pos)
     });
     table.flush(true)?;
     let text = if args.search.json {

@@ -6,11 +6,12 @@
 //! result already finished is still printed, in order, before the summary.
 
 use super::certificate::{write_and_check, Figures, Request};
-use super::options::{open_table, search_options};
+use super::options::{open_database, open_table, search_options, use_database};
 use super::progress::{batch_bar, progress_mode, Progress};
 use super::report::{move_text, verdict_label, SolveJson};
 use crate::cli::args::SolveArgs;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_INCOMPLETE, EXIT_OK};
+use crate::db::Source;
 use crate::game::{parse_position_arg, Player, Position};
 use crate::search::{SolveReport, Solver, Verdict};
 use anyhow::Context;
@@ -143,6 +144,7 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     let entries = read_entries(path)?;
     let mut options = search_options(&args.search, args.attacker)?;
     let mut table = open_table(&args.search)?;
+    let database = open_database(&args.search)?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = args
         .jobs
@@ -168,6 +170,7 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
         for _ in 0..jobs {
             let sender = sender.clone();
             let (table, options, entries, next_entry) = (&table, &options, &entries, &next_entry);
+            let database = database.as_ref();
             scope.spawn(move || loop {
                 let i = next_entry.fetch_add(1, Ordering::Relaxed);
                 let Some(entry) = entries.get(i) else { break };
@@ -177,7 +180,9 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
                 let outcome = match &entry.parsed {
                     Err(message) => Outcome::Bad(message.clone()),
                     Ok((pos, expected)) => {
-                        let report = Solver::new(options, table).stopped_by(stop).solve(pos);
+                        let solver = Solver::new(options, table).stopped_by(stop);
+                        let report =
+                            use_database(solver, database, &args.search, Source::Solve).solve(pos);
                         let name = format!("line-{}", entry.line);
                         let path = args
                             .certificate

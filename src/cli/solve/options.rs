@@ -3,8 +3,9 @@
 use super::super::args::{EngineArg, PlayerArg, SearchArgs};
 use crate::cli::memory::shortfall;
 use crate::cli::units::show_bytes;
+use crate::db::{Database, Source};
 use crate::game::Player;
-use crate::search::{Engine, SolveOptions, Table};
+use crate::search::{Engine, SolveOptions, Solver, StorePolicy, Table};
 
 impl From<PlayerArg> for Player {
     fn from(arg: PlayerArg) -> Player {
@@ -64,6 +65,34 @@ pub fn open_table(args: &SearchArgs) -> anyhow::Result<Table> {
             Table::new(args.table_mem)?
         }
     })
+}
+
+/// The database the arguments name (`--db`), opened (and created if missing).
+pub fn open_database(args: &SearchArgs) -> anyhow::Result<Option<Database>> {
+    Ok(match &args.db {
+        Some(path) => Some(Database::open(path)?),
+        None => None,
+    })
+}
+
+/// `solver`, consulting and filling `database` (if any) as the arguments say, its new facts
+/// marked as found by `source`.
+pub fn use_database<'a>(
+    solver: Solver<'a>,
+    database: Option<&'a Database>,
+    args: &SearchArgs,
+    source: Source,
+) -> Solver<'a> {
+    match database {
+        Some(database) => {
+            let policy = StorePolicy {
+                min_work: args.db_min_work,
+                source,
+            };
+            solver.with_database(database, policy)
+        }
+        None => solver,
+    }
 }
 
 #[cfg(test)]

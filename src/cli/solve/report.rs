@@ -7,7 +7,9 @@ use crate::cli::board::{render_board, Mark};
 use crate::game::{Move, Player, Position};
 use crate::search::numbers::INFINITY;
 use crate::search::pn_dfpn::TreeReport;
-use crate::search::{Analysis, BinaryOutcome, SolveReport, SolveValue, TableReport, Verdict};
+use crate::search::{
+    Analysis, BinaryOutcome, DatabaseReport, SolveReport, SolveValue, TableReport, Verdict,
+};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -89,6 +91,8 @@ pub struct SolveJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     tree: Option<&'a TreeReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    database: Option<&'a DatabaseReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     certificate: Option<&'a Figures>,
     #[serde(skip_serializing_if = "Option::is_none")]
     certified: Option<bool>,
@@ -123,6 +127,7 @@ impl<'a> SolveJson<'a> {
                 .collect(),
             table: &report.table,
             tree: report.tree.as_ref(),
+            database: report.database.as_ref(),
             certificate: None,
             certified: None,
         }
@@ -237,7 +242,19 @@ pub fn summary_text(report: &SolveReport) -> String {
             number_text(s.root.delta)
         );
     }
+    if let Some(database) = &report.database {
+        let _ = writeln!(out, "database   {}", database_text(database));
+    }
     out
+}
+
+/// What the database did, in words.
+fn database_text(database: &DatabaseReport) -> String {
+    match (&database.error, database.answered) {
+        (Some(error), _) => format!("not used: {error}"),
+        (None, true) => "the answer came from the database (no search)".to_string(),
+        (None, false) => format!("{} new facts stored", database.stored),
+    }
 }
 
 fn outcome_word(outcome: BinaryOutcome) -> &'static str {

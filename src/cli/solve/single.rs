@@ -1,13 +1,14 @@
 //! `uttt solve POSITION`: one position, a summary or one JSON object.
 
 use super::certificate;
-use super::options::{open_table, search_options};
+use super::options::{open_database, open_table, search_options, use_database};
 use super::progress::{progress_mode, with_live_line};
 use super::report::{certificate_text, exit_code, summary_text, SolveJson};
 use crate::cli::args::SolveArgs;
 use crate::cli::memory::shortfall;
 use crate::cli::units::show_bytes;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED};
+use crate::db::Source;
 use crate::search::workers::private::with_private_tables;
 use crate::search::{Engine, SolveOptions, Solver, Table};
 use std::io::Write;
@@ -23,20 +24,22 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
         Vec::new()
     };
     let mut table = open_table(&args.search)?;
+    let database = open_database(&args.search)?;
+    let db = database.as_ref();
     let report = with_live_line(progress_mode(&args.search), &table, |live| {
         if args.private_tables {
             with_private_tables(&private_tables, Some(live), |workers| {
-                Solver::new(&options, &table)
+                let solver = Solver::new(&options, &table)
                     .stopped_by(stop)
                     .watched_by(live)
-                    .jobs_on(workers)
-                    .solve(&pos)
+                    .jobs_on(workers);
+                use_database(solver, db, &args.search, Source::Solve).solve(&pos)
             })
         } else {
-            Solver::new(&options, &table)
+            let solver = Solver::new(&options, &table)
                 .stopped_by(stop)
-                .watched_by(live)
-                .solve(&pos)
+                .watched_by(live);
+            use_database(solver, db, &args.search, Source::Solve).solve(&pos)
         }
     });
     let request = certificate::Request {

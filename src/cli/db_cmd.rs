@@ -1,0 +1,152 @@
+//! `uttt db`: the database of solved positions from outside a solve: its counts, its facts as
+//! JSON Lines (to merge databases of several machines), and a check that solves stored facts
+//! again.
+
+use super::args::{DbCheckArgs, DbCommand, DbImportArgs, DbStatsArgs};
+use super::memory::shortfall;
+use super::units::show_bytes;
+use super::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
+use crate::db::{Database, Fact};
+use crate::search::{BinaryOutcome, Engine, SolveOptions, Solver, Table};
+use anyhow::Context;
+use std::io::{BufRead, Write};
+
+/// Runs a `uttt db` subcommand; returns the exit code.
+pub fn run(command: &DbCommand) -> anyhow::Result<i32> {
+    match command {
+        DbCommand::Stats(args) => stats(args),
+        DbCommand::Export(args) => export(&Database::open_existing(&args.path)?),
+        DbCommand::Import(args) => import(args),
+        DbCommand::Check(args) => check(args),
+    }
+}
+
+fn stats(args: &DbStatsArgs) -> anyhow::Result<i32> {
+    let stats = Database::open_existing(&args.path)?.stats()?;
+    let text = if args.json {
+        serde_json::to_string(&stats)? + "\n"
+    } else {
+        let sources: Vec<String> = stats
+            .by_source
+            .iter()
+            .map(|(source, n)| format!("{n} {source}"))
+            .collect();
+        format!(
+            "facts      {} ({})\npositions  {} ({} with their value)\nsize       {}\n",
+            stats.facts,
+            if sources.is_empty() {
+                "none".to_string()
+            } else {
+                sources.join(", ")
+            },
+            stats.positions,
+            stats.values,
+            show_bytes(stats.bytes)
+        )
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+fn export(database: &Database) -> anyhow::Result<i32> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for fact in database.facts()? {
+        serde_json::to_writer(&mut out, &fact)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+/// Reads facts from `args.file`, naming the line of any that cannot be read; stores them all in
+/// one transaction (so a contradiction stores none of them).
+fn import(args: &DbImportArgs) -> anyhow::Result<i32> {
+    let name = args.file.display().to_string();
+    let input: Box<dyn BufRead> = if name == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let file = std::fs::File::open(&args.file)
+            .with_context(|| format!("cannot read facts from {name}"))?;
+        Box::new(std::io::BufReader::new(file))
+    };
+    let mut facts: Vec<Fact> = Vec::new();
+    for (i, line) in input.lines().enumerate() {
+        let line = line.with_context(|| format!("cannot read facts from {name}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fact = serde_json::from_str(&line)
+            .map_err(|e| anyhow::anyhow!("{name}:{}:{}: not a fact: {e}", i + 1, e.column()))?;
+        facts.push(fact);
+    }
+    let stored = Database::open(&args.path)?.store(&facts)?;
+    println!(
+        "imported {} facts: {} new, {} known already",
+        facts.len(),
+        stored.new,
+        stored.known
+    );
+    Ok(EXIT_OK)
+}
+
+/// Solves a sample of the stored facts again (each its one binary question, with DFPN) and
+/// reports each that disagrees; exit 1 when one does or a check was left unfinished.
+fn check(args: &DbCheckArgs) -> anyhow::Result<i32> {
+    let stop = interrupt::stop_flag();
+    let facts = Database::open_existing(&args.path)?.facts()?;
+    if let Some(available) = shortfall(args.table_mem) {
+        anyhow::bail!(
+            "a table of {} (--table-mem) does not fit in the {} of memory available",
+            show_bytes(args.table_mem),
+            show_bytes(available)
+        );
+    }
+    let picked: Vec<&Fact> = if args.all || args.sample >= facts.len() {
+        facts.iter().collect()
+    } else {
+        let step = facts.len() as f64 / args.sample as f64;
+        (0..args.sample)
+            .map(|i| &facts[(i as f64 * step) as usize])
+            .collect()
+    };
+    let (mut agreed, mut disagreed, mut unfinished) = (0, 0, 0);
+    for fact in picked {
+        // A fresh table for each, so that no fact is checked against another's search.
+        let table = Table::new(args.table_mem)?;
+        let options = SolveOptions {
+            engine: Engine::Dfpn,
+            threads: 1,
+            attacker: Some(fact.attacker),
+            time_limit: Some(args.time_limit),
+            ..SolveOptions::default()
+        };
+        let report = Solver::new(&options, &table)
+            .stopped_by(stop)
+            .solve(&fact.position);
+        let answer = report.searches.first().map(|s| s.outcome);
+        let (word, verdict) = match answer {
+            Some(BinaryOutcome::Proved) if fact.wins => ("agrees", &mut agreed),
+            Some(BinaryOutcome::Disproved) if !fact.wins => ("agrees", &mut agreed),
+            Some(BinaryOutcome::Unknown) | None => ("unfinished", &mut unfinished),
+            Some(_) => ("DISAGREES", &mut disagreed),
+        };
+        *verdict += 1;
+        println!(
+            "{word:<10} does {} win? {} (stored)  {}",
+            fact.attacker.letter(),
+            if fact.wins { "yes" } else { "no" },
+            fact.position
+        );
+        if interrupt::exit_code().is_some() {
+            break;
+        }
+    }
+    println!("checked    {agreed} agree, {disagreed} disagree, {unfinished} unfinished");
+    Ok(if let Some(code) = interrupt::exit_code() {
+        code
+    } else if disagreed + unfinished > 0 {
+        EXIT_INCOMPLETE
+    } else {
+        EXIT_OK
+    })
+}

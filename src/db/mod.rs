@@ -1,0 +1,645 @@
+//! The database of solved positions: facts that outlive a process ("does X win here? yes"),
+//! kept in SQLite (`rusqlite`, bundled: no system library needed), keyed exactly by a
+//! position's canonical image under the board's symmetries (see [`key`]), so that a stored
+//! answer is found again from any of the eight images and can never answer another position.
+//!
+//! Knows the game core only; the search consults and fills it through
+//! `crate::search::Solver::with_database`. The file is an ordinary SQLite database (`sqlite3`
+//! reads it), with its write-ahead log: crash-safe, one writer and many readers at once.
+
+pub mod key;
+
+use crate::game::{Move, Player, Position};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Marks a SQLite file as a uttt database (`PRAGMA application_id`: "uttt").
+const APPLICATION_ID: i32 = 0x7574_7474;
+/// The schema's version (`PRAGMA user_version`).
+const SCHEMA_VERSION: i32 = 1;
+/// How long a writer waits for another process's transaction before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What a fact was found by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// `uttt solve` (also in batches).
+    Solve,
+    /// `uttt analyze`.
+    Analyze,
+    /// A campaign.
+    Campaign,
+    /// `uttt db import` of a fact without a source.
+    Import,
+}
+
+impl Source {
+    fn name(self) -> &'static str {
+        match self {
+            Source::Solve => "solve",
+            Source::Analyze => "analyze",
+            Source::Campaign => "campaign",
+            Source::Import => "import",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Source> {
+        [
+            Source::Solve,
+            Source::Analyze,
+            Source::Campaign,
+            Source::Import,
+        ]
+        .into_iter()
+        .find(|s| s.name() == name)
+    }
+}
+
+/// One answer to one binary question: whether `attacker` wins `position` with best play.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fact {
+    /// The position (in any orientation: it is stored in its canonical one).
+    pub position: Position,
+    /// The question's player.
+    pub attacker: Player,
+    /// The answer: the attacker wins (proved) or does not (disproved).
+    pub wins: bool,
+    /// MID calls the answer took.
+    pub work: u64,
+    /// A best move for the side to move, when one is known.
+    pub best_move: Option<Move>,
+    /// What found it.
+    pub source: Source,
+    /// When it was first stored, in seconds since the Unix epoch.
+    pub created: u64,
+}
+
+/// What the database knows of one binary question at a position, in that position's own
+/// orientation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// The attacker wins.
+    pub wins: bool,
+    /// MID calls it took.
+    pub work: u64,
+    /// A best move for the side to move, mapped to the position asked about.
+    pub best_move: Option<Move>,
+}
+
+/// What the database knows of a position: the answer to each question, where stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Known {
+    /// "Does X win?".
+    pub x: Option<Answer>,
+    /// "Does O win?".
+    pub o: Option<Answer>,
+}
+
+impl Known {
+    /// The answer to "does `attacker` win?".
+    pub fn of(&self, attacker: Player) -> Option<Answer> {
+        match attacker {
+            Player::X => self.x,
+            Player::O => self.o,
+        }
+    }
+}
+
+/// Counts and sizes, for `uttt db stats`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    /// Facts stored.
+    pub facts: u64,
+    /// Positions with at least one fact.
+    pub positions: u64,
+    /// Positions whose value is known: a win for one side, or a draw.
+    pub values: u64,
+    /// Facts by source.
+    pub by_source: Vec<(String, u64)>,
+    /// The file's size in bytes (without its write-ahead log).
+    pub bytes: u64,
+}
+
+/// Why the database could not do what was asked.
+#[derive(Debug)]
+pub enum DbError {
+    /// The file could not be opened or created.
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite said.
+        source: rusqlite::Error,
+    },
+    /// The file is not a uttt database (another SQLite database, or not SQLite at all).
+    NotADatabase {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The file does not exist (for commands that read an existing database).
+    Missing {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A query failed.
+    Query {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite said.
+        source: rusqlite::Error,
+    },
+    /// A fact contradicts one already stored: one of them is wrong, which means a bug.
+    Contradiction {
+        /// The fact offered.
+        offered: Box<Fact>,
+    },
+}
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DbError::Open { path, .. } => write!(f, "cannot open database {}", path.display()),
+            DbError::NotADatabase { path, problem } => {
+                write!(f, "{} is not a uttt database: {problem}", path.display())
+            }
+            DbError::Missing { path } => write!(f, "database {} does not exist", path.display()),
+            DbError::Query { path, .. } => write!(f, "database {}", path.display()),
+            DbError::Contradiction { offered } => write!(
+                f,
+                "contradictory facts: \"does {} win?\" is answered {} in the database and {} \
+                 here, in {} (a bug: please report it)",
+                offered.attacker.letter(),
+                if offered.wins { "no" } else { "yes" },
+                if offered.wins { "yes" } else { "no" },
+                offered.position
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DbError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DbError::Open { source, .. } | DbError::Query { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// How a store went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stored {
+    /// Facts new to the database.
+    pub new: u64,
+    /// Facts it held already (their work and best move updated where the new one says more).
+    pub known: u64,
+}
+
+/// An open database. Usable from several threads (one connection, taken in turn).
+pub struct Database {
+    connection: Mutex<Connection>,
+    path: PathBuf,
+}
+
+impl Database {
+    /// Opens the database at `path`, creating it (and its schema) when the file is missing or
+    /// empty; refuses a file that is not a uttt database.
+    pub fn open(path: &Path) -> Result<Database, DbError> {
+        let connection = Connection::open(path).map_err(|source| DbError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let db = Database {
+            connection: Mutex::new(connection),
+            path: path.to_path_buf(),
+        };
+        db.prepare()?;
+        Ok(db)
+    }
+
+    /// Opens an existing database (for commands that only read, or check, one).
+    pub fn open_existing(path: &Path) -> Result<Database, DbError> {
+        if !path.exists() {
+            return Err(DbError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        Database::open(path)
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn query_error(&self, source: rusqlite::Error) -> DbError {
+        DbError::Query {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn connection(&self) -> std::sync::MutexGuard<'_, Connection> {
+        // A thread that panicked while holding it left no transaction half done that SQLite
+        // would not roll back, so the connection is still usable.
+        self.connection
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Checks the file's marks, creating the schema in a new file.
+    fn prepare(&self) -> Result<(), DbError> {
+        let not_ours = |problem: String| DbError::NotADatabase {
+            path: self.path.clone(),
+            problem,
+        };
+        let conn = self.connection();
+        // The first read of a file that is not SQLite fails here ("file is not a database").
+        let application_id: i32 = conn
+            .query_row("PRAGMA application_id", [], |row| row.get(0))
+            .map_err(|e| not_ours(e.to_string()))?;
+        let tables: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
+            .map_err(|e| not_ours(e.to_string()))?;
+        if application_id == 0 && tables == 0 {
+            conn.execute_batch(&format!(
+                "PRAGMA application_id = {APPLICATION_ID};
+                 PRAGMA user_version = {SCHEMA_VERSION};
+                 CREATE TABLE facts (
+                     position BLOB NOT NULL,
+                     attacker TEXT NOT NULL CHECK (attacker IN ('X', 'O')),
+                     wins INTEGER NOT NULL CHECK (wins IN (0, 1)),
+                     work INTEGER NOT NULL,
+                     best_move TEXT,
+                     source TEXT NOT NULL,
+                     created INTEGER NOT NULL,
+                     notation TEXT NOT NULL,
+                     PRIMARY KEY (position, attacker)
+                 ) WITHOUT ROWID;"
+            ))
+            .map_err(|e| self.query_error(e))?;
+        } else if application_id != APPLICATION_ID {
+            return Err(not_ours(format!(
+                "a SQLite database of another application (application_id {application_id:#x})"
+            )));
+        }
+        let version: i32 = conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(|e| self.query_error(e))?;
+        if version != SCHEMA_VERSION {
+            return Err(not_ours(format!(
+                "schema version {version}, this uttt reads version {SCHEMA_VERSION}"
+            )));
+        }
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| self.query_error(e))?;
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+            .map_err(|e| self.query_error(e))?;
+        Ok(())
+    }
+
+    /// What the database knows of `pos` (found from any of its symmetric images).
+    pub fn lookup(&self, pos: &Position) -> Result<Known, DbError> {
+        let (key, _, sym) = key::canonical(pos);
+        let conn = self.connection();
+        let mut statement = conn
+            .prepare_cached("SELECT attacker, wins, work, best_move FROM facts WHERE position = ?1")
+            .map_err(|e| self.query_error(e))?;
+        let rows = statement
+            .query_map(params![&key[..]], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, bool>(1)?,
+                    row.get::<_, i64>(2)?,
+                    row.get::<_, Option<String>>(3)?,
+                ))
+            })
+            .map_err(|e| self.query_error(e))?;
+        let mut known = Known::default();
+        for row in rows {
+            let (attacker, wins, work, best_move) = row.map_err(|e| self.query_error(e))?;
+            let best_move = best_move
+                .and_then(|text| text.parse::<Move>().ok())
+                .and_then(|image_move| key::move_back(pos, sym, image_move));
+            let answer = Some(Answer {
+                wins,
+                work: work.max(0) as u64,
+                best_move,
+            });
+            match attacker.as_str() {
+                "X" => known.x = answer,
+                _ => known.o = answer,
+            }
+        }
+        Ok(known)
+    }
+
+    /// Stores `facts` in one transaction. A fact already known is kept, with the larger work
+    /// and a best move if it had none (so storing the same facts twice changes nothing); a
+    /// fact that contradicts a stored one stores nothing and is an error.
+    pub fn store(&self, facts: &[Fact]) -> Result<Stored, DbError> {
+        let mut conn = self.connection();
+        let transaction = conn.transaction().map_err(|e| self.query_error(e))?;
+        let mut stored = Stored::default();
+        for fact in facts {
+            let (key, image, sym) = key::canonical(&fact.position);
+            let attacker = fact.attacker.letter().to_string();
+            let best_move = fact
+                .best_move
+                .map(|mv| key::transform_move(mv, sym).to_string());
+            let existing: Option<bool> = transaction
+                .query_row(
+                    "SELECT wins FROM facts WHERE position = ?1 AND attacker = ?2",
+                    params![&key[..], attacker],
+                    |row| row.get(0),
+                )
+                .optional()
+                .map_err(|e| self.query_error(e))?;
+            match existing {
+                Some(wins) if wins != fact.wins => {
+                    return Err(DbError::Contradiction {
+                        offered: Box::new(fact.clone()),
+                    })
+                }
+                Some(_) => {
+                    transaction
+                        .execute(
+                            "UPDATE facts SET work = max(work, ?3),
+                                 best_move = coalesce(best_move, ?4)
+                             WHERE position = ?1 AND attacker = ?2",
+                            params![&key[..], attacker, clamp(fact.work), best_move],
+                        )
+                        .map_err(|e| self.query_error(e))?;
+                    stored.known += 1;
+                }
+                None => {
+                    transaction
+                        .execute(
+                            "INSERT INTO facts (position, attacker, wins, work, best_move,
+                                 source, created, notation)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                            params![
+                                &key[..],
+                                attacker,
+                                fact.wins,
+                                clamp(fact.work),
+                                best_move,
+                                fact.source.name(),
+                                clamp(fact.created),
+                                image.to_string()
+                            ],
+                        )
+                        .map_err(|e| self.query_error(e))?;
+                    stored.new += 1;
+                }
+            }
+        }
+        transaction.commit().map_err(|e| self.query_error(e))?;
+        Ok(stored)
+    }
+
+    /// Every fact, in its canonical orientation, in key order.
+    pub fn facts(&self) -> Result<Vec<Fact>, DbError> {
+        let conn = self.connection();
+        let mut statement = conn
+            .prepare(
+                "SELECT notation, attacker, wins, work, best_move, source, created FROM facts
+                 ORDER BY position, attacker",
+            )
+            .map_err(|e| self.query_error(e))?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, bool>(2)?,
+                    row.get::<_, i64>(3)?,
+                    row.get::<_, Option<String>>(4)?,
+                    row.get::<_, String>(5)?,
+                    row.get::<_, i64>(6)?,
+                ))
+            })
+            .map_err(|e| self.query_error(e))?;
+        let mut facts = Vec::new();
+        for row in rows {
+            let (notation, attacker, wins, work, best_move, source, created) =
+                row.map_err(|e| self.query_error(e))?;
+            let damaged = |what: &str| DbError::NotADatabase {
+                path: self.path.clone(),
+                problem: format!("a fact with {what} ({notation})"),
+            };
+            facts.push(Fact {
+                position: notation.parse().map_err(|_| damaged("a bad position"))?,
+                attacker: if attacker == "X" {
+                    Player::X
+                } else {
+                    Player::O
+                },
+                wins,
+                work: work.max(0) as u64,
+                best_move: match best_move {
+                    Some(text) => Some(text.parse().map_err(|_| damaged("a bad move"))?),
+                    None => None,
+                },
+                source: Source::from_name(&source).ok_or_else(|| damaged("a bad source"))?,
+                created: created.max(0) as u64,
+            });
+        }
+        Ok(facts)
+    }
+
+    /// Counts and sizes.
+    pub fn stats(&self) -> Result<Stats, DbError> {
+        let conn = self.connection();
+        let count = |sql: &str| -> Result<u64, DbError> {
+            conn.query_row(sql, [], |row| row.get::<_, i64>(0))
+                .map(|n| n.max(0) as u64)
+                .map_err(|e| self.query_error(e))
+        };
+        let facts = count("SELECT count(*) FROM facts")?;
+        let positions = count("SELECT count(DISTINCT position) FROM facts")?;
+        // A value is known where one side wins, or where neither does.
+        let values = count(
+            "SELECT count(*) FROM (SELECT position FROM facts GROUP BY position
+                 HAVING max(wins) = 1 OR count(*) = 2)",
+        )?;
+        let mut statement = conn
+            .prepare("SELECT source, count(*) FROM facts GROUP BY source ORDER BY source")
+            .map_err(|e| self.query_error(e))?;
+        let by_source = statement
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?.max(0) as u64,
+                ))
+            })
+            .map_err(|e| self.query_error(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.query_error(e))?;
+        let bytes = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+        Ok(Stats {
+            facts,
+            positions,
+            values,
+            by_source,
+            bytes,
+        })
+    }
+}
+
+/// `n` as SQLite's signed integer (work and times never come near its limit).
+fn clamp(n: u64) -> i64 {
+    n.min(i64::MAX as u64) as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::tables::SYMMETRY_COUNT;
+
+    /// A fresh path in the temporary directory, removed (with its log files) when dropped.
+    struct TempPath(PathBuf);
+
+    impl TempPath {
+        fn new(name: &str) -> TempPath {
+            let path = std::env::temp_dir().join(format!(
+                "uttt-db-{name}-{}-{:?}.sqlite",
+                std::process::id(),
+                std::thread::current().id()
+            ));
+            let temp = TempPath(path);
+            temp.remove();
+            temp
+        }
+
+        fn remove(&self) {
+            for suffix in ["", "-wal", "-shm"] {
+                let mut name = self.0.clone().into_os_string();
+                name.push(suffix);
+                let _ = std::fs::remove_file(name);
+            }
+        }
+    }
+
+    impl Drop for TempPath {
+        fn drop(&mut self) {
+            self.remove();
+        }
+    }
+
+    /// `ee ea ab`: a position that no symmetry but the identity leaves unchanged (only the
+    /// main diagonal's reflection keeps board a and cell a, and it moves cell b).
+    fn position() -> Position {
+        let moves = [Move::new(4, 4), Move::new(4, 0), Move::new(0, 1)];
+        let pos = moves.iter().fold(Position::start(), |p, &m| p.play(m));
+        assert!((1..SYMMETRY_COUNT).all(|sym| pos.transform(sym) != pos));
+        pos
+    }
+
+    fn fact(pos: Position, attacker: Player, wins: bool, best_move: Option<Move>) -> Fact {
+        Fact {
+            position: pos,
+            attacker,
+            wins,
+            work: 1234,
+            best_move,
+            source: Source::Solve,
+            created: 1_700_000_000,
+        }
+    }
+
+    #[test]
+    fn facts_come_back_from_every_symmetric_image_with_their_moves_mapped() {
+        let file = TempPath::new("images");
+        let db = Database::open(&file.0).unwrap();
+        let pos = position();
+        let best = pos.legal_moves().into_iter().nth(2).unwrap();
+        let stored = db
+            .store(&[
+                fact(pos, Player::O, true, Some(best)),
+                fact(pos, Player::X, false, None),
+            ])
+            .unwrap();
+        assert_eq!(stored, Stored { new: 2, known: 0 });
+        for sym in 0..SYMMETRY_COUNT {
+            let image = pos.transform(sym);
+            let known = db.lookup(&image).unwrap();
+            let o = known.o.expect("O's answer");
+            assert!(o.wins && o.work == 1234);
+            assert_eq!(
+                o.best_move,
+                Some(key::transform_move(best, sym)),
+                "symmetry {sym}"
+            );
+            assert!(!known.x.unwrap().wins);
+        }
+        // One entry per question, whatever the image stored.
+        assert_eq!(db.stats().unwrap().facts, 2);
+        assert_eq!(db.stats().unwrap().positions, 1);
+        // Another position is not answered.
+        let other = pos.play(pos.legal_moves().into_iter().next().unwrap());
+        assert_eq!(db.lookup(&other).unwrap(), Known::default());
+    }
+
+    #[test]
+    fn the_same_facts_twice_change_nothing_and_a_contradiction_is_refused() {
+        let file = TempPath::new("twice");
+        let db = Database::open(&file.0).unwrap();
+        let pos = position();
+        let facts = [fact(pos, Player::X, false, None)];
+        db.store(&facts).unwrap();
+        let before = db.facts().unwrap();
+        assert_eq!(db.store(&facts).unwrap(), Stored { new: 0, known: 1 });
+        assert_eq!(db.facts().unwrap(), before);
+        let error = db
+            .store(&[fact(pos.transform(3), Player::X, true, None)])
+            .unwrap_err();
+        assert!(matches!(error, DbError::Contradiction { .. }), "{error}");
+        assert!(error.to_string().contains("contradictory"), "{error}");
+        assert_eq!(db.facts().unwrap(), before, "nothing stored");
+    }
+
+    #[test]
+    fn a_reopened_database_keeps_its_facts_and_exports_them_exactly() {
+        let file = TempPath::new("reopen");
+        let pos = position();
+        let best = pos.legal_moves().into_iter().next().unwrap();
+        let offered = [fact(pos, Player::O, true, Some(best))];
+        Database::open(&file.0).unwrap().store(&offered).unwrap();
+        let facts = Database::open_existing(&file.0).unwrap().facts().unwrap();
+        assert_eq!(facts.len(), 1);
+        let (_, image, sym) = key::canonical(&pos);
+        assert_eq!(
+            facts[0].position, image,
+            "exported in the canonical orientation"
+        );
+        assert_eq!(facts[0].best_move, Some(key::transform_move(best, sym)));
+        assert_eq!((facts[0].wins, facts[0].work), (true, 1234));
+    }
+
+    #[test]
+    fn files_that_are_not_uttt_databases_are_refused() {
+        let text = TempPath::new("text");
+        std::fs::write(&text.0, vec![b'x'; 4096]).unwrap();
+        let error = Database::open(&text.0).err().expect("refused");
+        assert!(matches!(error, DbError::NotADatabase { .. }), "{error}");
+        let other = TempPath::new("other");
+        Connection::open(&other.0)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x INTEGER)")
+            .unwrap();
+        let error = Database::open(&other.0).err().expect("refused");
+        assert!(error.to_string().contains("another application"), "{error}");
+        let missing = TempPath::new("missing");
+        assert!(matches!(
+            Database::open_existing(&missing.0),
+            Err(DbError::Missing { .. })
+        ));
+    }
+}
