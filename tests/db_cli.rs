@@ -9,9 +9,10 @@ use uttt::game::{Move, Position};
 /// O wins in about a second of search (the README's tour).
 const POSITION: &str = "X;..O@.....;.X.X..X../...O.XX.O/..OXO.O../OX.O.O.../OOX....../....XOXX./OOXX..OO./..O.X..../..X...X..";
 
-fn solve_json(position: &str, db: &str) -> Value {
+/// `uttt COMMAND POSITION --db DB --json` (storing every answer), which must succeed.
+fn with_db(command: &str, position: &str, db: &str) -> Value {
     let (code, stdout, stderr) = run_uttt(&[
-        "solve",
+        command,
         position,
         "--db",
         db,
@@ -23,6 +24,10 @@ fn solve_json(position: &str, db: &str) -> Value {
     ]);
     assert_eq!(code, 0, "{stderr}");
     serde_json::from_str(&stdout).unwrap()
+}
+
+fn solve_json(position: &str, db: &str) -> Value {
+    with_db("solve", position, db)
 }
 
 #[test]
@@ -58,21 +63,7 @@ fn analyses_and_batches_store_and_find_their_answers() {
     let dir = common::temp_dir("db-analyze");
     let db = dir.join("a.db");
     let db = db.to_str().unwrap();
-    let analyze = || {
-        let (code, stdout, stderr) = run_uttt(&[
-            "analyze",
-            POSITION,
-            "--db",
-            db,
-            "--json",
-            "--table-mem",
-            "64M",
-            "--db-min-work",
-            "0",
-        ]);
-        assert_eq!(code, 0, "{stderr}");
-        serde_json::from_str::<Value>(&stdout).unwrap()
-    };
+    let analyze = || with_db("analyze", POSITION, db);
     let first = analyze();
     let second = analyze();
     let values = |json: &Value| -> Vec<(Value, Value)> {

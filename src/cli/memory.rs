@@ -1,6 +1,9 @@
 //! Whether the tables a user asks for fit in the memory the system has (the default size is
 //! `--table-mem`'s in `args`).
 
+use super::units::show_bytes;
+use crate::search::Table;
+
 /// The memory the system can give without swapping (`MemAvailable` of `/proc/meminfo`), where
 /// the system says.
 pub fn available_memory() -> Option<u64> {
@@ -15,6 +18,19 @@ pub fn available_memory() -> Option<u64> {
 /// would be killed by the kernel only later, mid-solve: callers refuse it at once.
 pub fn shortfall(bytes: u64) -> Option<u64> {
     available_memory().filter(|&available| bytes > available)
+}
+
+/// An anonymous table of `bytes` (`--table-mem`), refused when it does not fit in the memory
+/// available.
+pub fn anonymous_table(bytes: u64) -> anyhow::Result<Table> {
+    if let Some(available) = shortfall(bytes) {
+        anyhow::bail!(
+            "a table of {} (--table-mem) does not fit in the {} of memory available",
+            show_bytes(bytes),
+            show_bytes(available)
+        );
+    }
+    Ok(Table::new(bytes)?)
 }
 
 #[cfg(test)]

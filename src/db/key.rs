@@ -10,7 +10,7 @@
 //! to lines, so a won board, a full board and a won game stay so), so an answer about the
 //! canonical image is an answer about every image, with its moves mapped by the same symmetry.
 
-use crate::game::tables::{SYMMETRIES, SYMMETRY_COUNT};
+use crate::game::tables::SYMMETRY_COUNT;
 use crate::game::{Move, Player, Position};
 
 /// Bytes of a key: 11 for each player's 81 cells, one for the side to move and the board to
@@ -38,18 +38,12 @@ pub fn canonical(pos: &Position) -> ([u8; KEY_BYTES], Position, usize) {
         .expect("there are eight symmetries")
 }
 
-/// `mv` under symmetry `sym` (boards and cells alike).
-pub fn transform_move(mv: Move, sym: usize) -> Move {
-    let perm = &SYMMETRIES[sym];
-    Move::new(perm[mv.board()] as usize, perm[mv.cell()] as usize)
-}
-
 /// The move of `pos` that symmetry `sym` maps to `image_move` (a move of `pos.transform(sym)`),
 /// if it is legal in `pos`.
 pub fn move_back(pos: &Position, sym: usize, image_move: Move) -> Option<Move> {
     pos.legal_moves()
         .into_iter()
-        .find(|&mv| transform_move(mv, sym) == image_move)
+        .find(|&mv| mv.transform(sym) == image_move)
 }
 
 #[cfg(test)]
@@ -103,7 +97,7 @@ mod tests {
             for sym in 0..SYMMETRY_COUNT {
                 let image = pos.transform(sym);
                 for mv in pos.legal_moves() {
-                    let mapped = transform_move(mv, sym);
+                    let mapped = mv.transform(sym);
                     assert!(image.is_legal(mapped), "{pos} {mv} sym {sym}");
                     assert_eq!(image.play(mapped), pos.play(mv).transform(sym));
                     assert_eq!(move_back(&pos, sym, mapped), Some(mv));

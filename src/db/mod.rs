@@ -192,6 +192,20 @@ impl std::error::Error for DbError {
     }
 }
 
+impl DbError {
+    /// The message followed by its causes (what SQLite said), for a report that keeps only
+    /// text.
+    pub fn with_causes(&self) -> String {
+        let mut text = self.to_string();
+        let mut cause = std::error::Error::source(self);
+        while let Some(error) = cause {
+            text += &format!(": {error}");
+            cause = error.source();
+        }
+        text
+    }
+}
+
 /// How a store went.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stored {
@@ -231,11 +245,6 @@ impl Database {
             });
         }
         Database::open(path)
-    }
-
-    /// The file.
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     fn query_error(&self, source: rusqlite::Error) -> DbError {
@@ -350,9 +359,7 @@ impl Database {
         for fact in facts {
             let (key, image, sym) = key::canonical(&fact.position);
             let attacker = fact.attacker.letter().to_string();
-            let best_move = fact
-                .best_move
-                .map(|mv| key::transform_move(mv, sym).to_string());
+            let best_move = fact.best_move.map(|mv| mv.transform(sym).to_string());
             let existing: Option<bool> = transaction
                 .query_row(
                     "SELECT wins FROM facts WHERE position = ?1 AND attacker = ?2",
@@ -572,11 +579,7 @@ mod tests {
             let known = db.lookup(&image).unwrap();
             let o = known.o.expect("O's answer");
             assert!(o.wins && o.work == 1234);
-            assert_eq!(
-                o.best_move,
-                Some(key::transform_move(best, sym)),
-                "symmetry {sym}"
-            );
+            assert_eq!(o.best_move, Some(best.transform(sym)), "symmetry {sym}");
             assert!(!known.x.unwrap().wins);
         }
         // One entry per question, whatever the image stored.
@@ -619,7 +622,7 @@ mod tests {
             facts[0].position, image,
             "exported in the canonical orientation"
         );
-        assert_eq!(facts[0].best_move, Some(key::transform_move(best, sym)));
+        assert_eq!(facts[0].best_move, Some(best.transform(sym)));
         assert_eq!((facts[0].wins, facts[0].work), (true, 1234));
     }
 

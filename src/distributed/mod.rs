@@ -23,7 +23,8 @@
 //! in BENCHMARKS.md.
 //!
 //! Shared knowledge: a job's result carries the subtrees it solved with at least
-//! [`SHARE_MIN_WORK`](crate::search::workers::placement::SHARE_MIN_WORK) MID calls (the [`SHARED_PER_RESULT`] of most work), and rank 0 passes
+//! [`SHARE_MIN_WORK`](crate::search::workers::placement::SHARE_MIN_WORK) MID calls (the
+//! [`SHARED_PER_RESULT`] of most work), and rank 0 passes
 //! them on to every other rank with that rank's next job ([`LEARNED_PER_JOB`] at a time), whose
 //! table stores them before the job runs: a proof is a fact wherever it was found, and without
 //! this each rank would solve the transpositions another already solved. They ride on jobs

@@ -36,6 +36,13 @@ impl Move {
     pub fn cell(self) -> usize {
         self.0 as usize % 9
     }
+
+    /// The move under symmetry `sym` of the board (see [`super::tables::SYMMETRIES`]): the
+    /// same permutation applied to its board and to its cell.
+    pub fn transform(self, sym: usize) -> Move {
+        let perm = &super::tables::SYMMETRIES[sym];
+        Move::new(perm[self.board()] as usize, perm[self.cell()] as usize)
+    }
 }
 
 impl fmt::Display for Move {

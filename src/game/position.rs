@@ -404,9 +404,7 @@ impl Position {
     pub fn transform(&self, sym: usize) -> Position {
         let perm = &SYMMETRIES[sym];
         let map_cells = |cells: u128| {
-            MoveSet(cells).fold(0u128, |acc, mv| {
-                acc | 1u128 << (9 * perm[mv.board()] as usize + perm[mv.cell()] as usize)
-            })
+            MoveSet(cells).fold(0u128, |acc, mv| acc | 1u128 << mv.transform(sym).square())
         };
         Position::from_cells(
             map_cells(self.cells[0]),

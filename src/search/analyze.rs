@@ -82,7 +82,8 @@ fn rank(value: SolveValue) -> u8 {
 }
 
 /// Analyses every legal move of `pos` with `options`, solving the position after each move
-/// with `solve` (a [`super::Solver`]'s) against `table`. `options.time_limit` and `options.node_limit` bound
+/// with `solve` (a [`super::Solver`]'s) against `table`. `options.time_limit` and
+/// `options.node_limit` bound
 /// the whole analysis: moves not finished within them stay `Unknown`, and so do all moves
 /// after the solver's stop flag is raised. `options.attacker` is ignored: every move gets its
 /// full value.

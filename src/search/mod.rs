@@ -9,7 +9,8 @@
 //! - The one entry point: [`Solver`] ([`solve`]), with its [`options`] and what it returns
 //!   ([`report`], [`analyze`], the principal variation in [`pv`]).
 //! - The database of solved positions from the search's side: [`known`].
-//! - After a solve: [`certify`](mod@certify) writes proof certificates; [`player`] plays games by search.
+//! - After a solve: [`certify`](mod@certify) writes proof certificates; [`player`] plays
+//!   games by search.
 
 pub mod analyze;
 pub mod certify;

@@ -70,7 +70,8 @@ impl Default for SolveOptions {
 }
 
 impl SolveOptions {
-    /// The threads that actually search: one for DFPN, `threads` (at least one) for PN-DFPN.
+    /// The threads that actually search: one for DFPN, `threads` (at least one) for PN-DFPN and
+    /// shared-table DFPN.
     pub fn worker_threads(&self) -> usize {
         match self.engine {
             Engine::Dfpn => 1,

@@ -420,9 +420,6 @@ mod tests {
         }
     }
 
-    /// Lines only ever die: along random games each player's live-line count starts at 8 and
-    /// never grows, it is positive exactly when the player can still win, and a finished
-    /// game's winner still counts every line it completed.
     /// A player's won boards and the open boards with a local line free of opponent stones,
     /// computed line by line (independently of the tables `Position` uses).
     fn winnable_by_definition(pos: &Position, player: Player) -> u16 {
@@ -434,6 +431,9 @@ mod tests {
         })
     }
 
+    /// Lines only ever die: along random games each player's live-line count starts at 8 and
+    /// never grows, it is positive exactly when the player can still win, and a finished
+    /// game's winner still counts every line it completed.
     #[test]
     fn live_lines_start_at_eight_never_grow_and_include_the_winning_lines() {
         // Also: both players' winnable boards at once match each one's, and the line count

@@ -123,7 +123,9 @@ impl<'a> Solver<'a> {
                 Ok(known) => {
                     if let Some((verdict, best)) = verdict_from(pos, options, &known) {
                         used.answered = true;
-                        let mut report = self.empty_report(pos, options, start);
+                        let mut report = unsearched_report(pos, options);
+                        report.elapsed = start.elapsed();
+                        report.table = TableReport::of(self.table, &TableCounters::default());
                         report.verdict = verdict;
                         report.best_move = Some(best);
                         report.pv = vec![best];
@@ -131,36 +133,18 @@ impl<'a> Solver<'a> {
                         return report;
                     }
                 }
-                Err(error) => used.error = Some(format!("{error:#}")),
+                Err(error) => used.error = Some(error.with_causes()),
             }
         }
         let mut report = self.search(pos, options);
         if used.error.is_none() {
             match database.store(&facts_of(&report, policy)) {
                 Ok(stored) => used.stored = stored.new,
-                Err(error) => used.error = Some(error.to_string()),
+                Err(error) => used.error = Some(error.with_causes()),
             }
         }
         report.database = Some(used);
         report
-    }
-
-    /// A report of `pos` that searched nothing, begun at `start`.
-    fn empty_report(&self, pos: &Position, options: &SolveOptions, start: Instant) -> SolveReport {
-        SolveReport {
-            position: *pos,
-            verdict: Verdict::Unknown,
-            best_move: None,
-            pv: Vec::new(),
-            engine: options.engine,
-            threads: options.worker_threads(),
-            elapsed: start.elapsed(),
-            nodes: 0,
-            searches: Vec::new(),
-            table: TableReport::of(self.table, &TableCounters::default()),
-            tree: None,
-            database: None,
-        }
     }
 
     /// Searches `pos` with `options`.
@@ -204,20 +188,7 @@ impl ThreeValued<'_> {
         );
         let start = Instant::now();
         let side = pos.side_to_move();
-        let mut report = SolveReport {
-            position: *pos,
-            verdict: Verdict::Unknown,
-            best_move: None,
-            pv: Vec::new(),
-            engine: options.engine,
-            threads: options.worker_threads(),
-            elapsed: Duration::ZERO,
-            nodes: 0,
-            searches: Vec::new(),
-            table: TableReport::default(),
-            tree: None,
-            database: None,
-        };
+        let mut report = unsearched_report(pos, options);
         let mut counters = TableCounters::default();
         if let Some((verdict, best)) = settled_without_search(pos) {
             report.verdict = verdict;
@@ -355,6 +326,25 @@ struct BinaryRun {
     nodes: u64,
     counters: TableCounters,
     tree: Option<TreeReport>,
+}
+
+/// The report of a solve of `pos` with `options` before anything is known or searched: the
+/// start both a search and an answer from the database fill in.
+fn unsearched_report(pos: &Position, options: &SolveOptions) -> SolveReport {
+    SolveReport {
+        position: *pos,
+        verdict: Verdict::Unknown,
+        best_move: None,
+        pv: Vec::new(),
+        engine: options.engine,
+        threads: options.worker_threads(),
+        elapsed: Duration::ZERO,
+        nodes: 0,
+        searches: Vec::new(),
+        table: TableReport::default(),
+        tree: None,
+        database: None,
+    }
 }
 
 /// A finished game, or one the side to move wins this move: the verdict and the winning move.

@@ -1,7 +1,8 @@
 //! The commands that search: `uttt solve` (one position or a batch) and `uttt analyze`.
 //!
 //! `options` turns arguments into typed search options and a table; `single`, `batch` and
-//! `analyze` run the searches; `report` renders their typed results as text or JSON and
+//! `analyze` run the searches (with `--db`, through the database of solved positions);
+//! `report` renders their typed results as text or JSON and
 //! chooses exit codes; `progress` draws the live displays.
 
 mod analyze;

@@ -54,11 +54,11 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
         AssignmentArg::Locality => Assignment::Locality,
         AssignmentArg::RoundRobin => Assignment::RoundRobin,
     };
+    let stop = interrupt::stop_flag();
     // Created first, so that the worker ranks are told to stop on every path out of here.
     let mut workers = MpiWorkers::new(&world, threads, assignment, send_buffer);
     let pos = args.resolve_position()?;
     let mut table = open_table(&args.search)?;
-    let stop = interrupt::stop_flag();
     let report = Solver::new(&options, &table)
         .stopped_by(stop)
         .jobs_on(&mut workers)

@@ -1,8 +1,7 @@
 //! From command-line arguments to the search's typed options and its table.
 
 use super::super::args::{EngineArg, PlayerArg, SearchArgs};
-use crate::cli::memory::shortfall;
-use crate::cli::units::show_bytes;
+use crate::cli::memory::anonymous_table;
 use crate::db::{Database, Source};
 use crate::game::Player;
 use crate::search::{Engine, SolveOptions, Solver, StorePolicy, Table};
@@ -54,16 +53,7 @@ pub fn search_options(
 pub fn open_table(args: &SearchArgs) -> anyhow::Result<Table> {
     Ok(match &args.table_file {
         Some(path) => Table::open_file(path, args.table_mem)?,
-        None => {
-            if let Some(available) = shortfall(args.table_mem) {
-                anyhow::bail!(
-                    "a table of {} (--table-mem) does not fit in the {} of memory available",
-                    show_bytes(args.table_mem),
-                    show_bytes(available)
-                );
-            }
-            Table::new(args.table_mem)?
-        }
+        None => anonymous_table(args.table_mem)?,
     })
 }
 

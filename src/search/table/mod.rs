@@ -25,7 +25,6 @@ mod error;
 mod file;
 
 pub use error::TableError;
-pub use file::FILE_HEADER_BYTES;
 
 use super::numbers::Numbers;
 use entry::{
@@ -211,8 +210,7 @@ impl Table {
         }
     }
 
-    /// Asks the processor to start loading `key`'s bucket into the cache, so that a lookup
-    /// made a little later does not wait for memory. A hint only: nothing is read or written.
+    /// [`TableWriter::prefetch`].
     #[inline(always)]
     fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
@@ -244,9 +242,7 @@ impl Table {
         None
     }
 
-    /// Stores numbers for `key`, with the work spent on them. Replaces, in order of
-    /// preference: the entry of the same key, an empty slot, the unsolved entry with least
-    /// work, and only when all four are solved, the solved entry with least work.
+    /// [`TableWriter::store`], counting into `counters`.
     fn store(&self, key: u64, numbers: Numbers, work: u64, counters: &mut TableCounters) {
         counters.stores += 1;
         let tag = key_tag(key);

@@ -1,7 +1,7 @@
 //! The default transport: worker threads in this process, all searching against the solve's
 //! own table, fed over channels.
 
-use super::{receive_from_threads, serve_jobs, start_round, PanicFlag, Workers};
+use super::{receive_from_threads, spawn_worker, start_round, Workers};
 use crate::search::dfpn::{Limits, LiveStats};
 use crate::search::job::{Job, JobResult, JobTerms};
 use crate::search::table::Table;
@@ -68,15 +68,15 @@ pub fn with_local_workers<R>(
     let threads = threads.max(1);
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            let job_rx = job_rx.clone();
             let result_tx = result_tx.clone();
-            let failed = &failed;
-            scope.spawn(move || {
-                let _flag = PanicFlag(failed);
-                serve_jobs(job_rx, table, limits, |result| {
-                    result_tx.send(result).is_ok()
-                });
-            });
+            spawn_worker(
+                scope,
+                job_rx.clone(),
+                table,
+                limits,
+                &failed,
+                move |result| result_tx.send(result).is_ok(),
+            );
         }
         drop(result_tx);
         let mut workers = LocalWorkers {

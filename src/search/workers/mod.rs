@@ -51,6 +51,22 @@ pub fn serve_jobs(
     }
 }
 
+/// Starts a worker thread in `scope` that serves `jobs` against `table` (see [`serve_jobs`])
+/// and raises `failed` if it panics (see [`PanicFlag`]).
+pub(crate) fn spawn_worker<'scope, 'env>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    jobs: Receiver<Job>,
+    table: &'env Table,
+    limits: Limits<'env>,
+    failed: &'env AtomicBool,
+    deliver: impl FnMut(JobResult) -> bool + Send + 'scope,
+) {
+    scope.spawn(move || {
+        let _flag = PanicFlag(failed);
+        serve_jobs(jobs, table, limits, deliver);
+    });
+}
+
 /// Raises its flag when dropped while its thread panics: a worker thread holds one, so that
 /// the root loop, which waits for every job in flight, learns that one result will never
 /// come even while the other threads keep the result channel open.

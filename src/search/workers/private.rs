@@ -9,7 +9,7 @@
 //! and the minimum that hide its round trip.
 
 use super::placement::{Owners, SHARE_MIN_WORK};
-use super::{receive_from_threads, serve_jobs, start_round, PanicFlag, Workers};
+use super::{receive_from_threads, spawn_worker, start_round, Workers};
 use crate::search::dfpn::{Limits, LiveStats};
 use crate::search::job::{Job, JobResult, JobTerms};
 use crate::search::table::Table;
@@ -100,12 +100,8 @@ pub fn with_private_tables<R>(
             .map(|(worker, table)| {
                 let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
                 let result_tx = result_tx.clone();
-                let failed = &failed;
-                scope.spawn(move || {
-                    let _flag = PanicFlag(failed);
-                    serve_jobs(job_rx, table, limits, |result| {
-                        result_tx.send((worker, result)).is_ok()
-                    });
+                spawn_worker(scope, job_rx, table, limits, &failed, move |result| {
+                    result_tx.send((worker, result)).is_ok()
                 });
                 job_tx
             })
