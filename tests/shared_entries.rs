@@ -25,6 +25,7 @@ fn solve_as_job(root: &Position, attacker: Player, table: &Table, share: Option<
         work: WorkBudget {
             limit: u64::MAX,
             minimum: 0,
+            time: None,
         },
         share_solved_from: share,
     };

@@ -49,6 +49,49 @@ pub enum Command {
         after_help = "Examples:\n  uttt db stats solved.db\n  uttt db export solved.db > facts.jsonl\n  uttt db import other.db facts.jsonl\n  uttt db check solved.db --sample 20"
     )]
     Db(DbCommand),
+    /// Settle a position over as many runs as it takes: its PN-DFPN trees are kept in a
+    /// database (`--db`) as they grow, and the same command resumes after any stop.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  uttt campaign run \"X;...;...\" --db solved.db --time-limit 1h\n  uttt campaign status \"X;...;...\" --db solved.db"
+    )]
+    Campaign(CampaignCommand),
+}
+
+/// The `uttt campaign` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum CampaignCommand {
+    /// Runs (or resumes) the campaign on a position until it is settled or a limit is reached;
+    /// Ctrl-C, `kill -9` or a power cut lose at most the jobs in flight.
+    Run(CampaignRunArgs),
+    /// Where the campaign on a position stands: each question's root numbers, tree, work and
+    /// trend.
+    Status(CampaignStatusArgs),
+}
+
+/// Options of `uttt campaign run`.
+#[derive(Args, Debug)]
+pub struct CampaignRunArgs {
+    /// The position to settle.
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// How to search (`--db` is required; the engine is pn-dfpn).
+    #[command(flatten)]
+    pub search: SearchArgs,
+}
+
+/// Options of `uttt campaign status`.
+#[derive(Args, Debug)]
+pub struct CampaignStatusArgs {
+    /// The campaign's position (any symmetric image of it).
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// The database the campaign is kept in.
+    #[arg(long, value_name = "PATH")]
+    pub db: PathBuf,
+    /// One JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The `uttt db` subcommands.
@@ -290,8 +333,12 @@ pub struct SearchArgs {
     #[arg(long, value_name = "NODES", default_value_t = crate::search::options::DEFAULT_SPLIT_THRESHOLD)]
     pub split_threshold: u64,
     /// PN-DFPN: nodes each job may search before reporting back.
-    #[arg(long, value_name = "NODES", default_value_t = crate::search::options::DEFAULT_JOB_WORK)]
+    #[arg(long, visible_alias = "job-nodes", value_name = "NODES", default_value_t = crate::search::options::DEFAULT_JOB_WORK)]
     pub job_work: u64,
+    /// PN-DFPN: time each job may search before reporting back, as well as its nodes
+    /// (e.g. 500ms, 2s).
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    pub job_time: Option<Duration>,
     /// PN-DFPN: memory for the root tree (same units as --table-mem).
     #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
     pub tree_mem: u64,

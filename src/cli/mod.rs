@@ -58,6 +58,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Verify(args) => verify_cmd::run(&args),
         Command::Gen(args) => gen_cmd::run(&args),
         Command::Db(command) => db_cmd::run(&command),
+        Command::Campaign(command) => solve::run_campaign(&command),
     }
 }
 

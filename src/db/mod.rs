@@ -7,6 +7,7 @@
 //! `crate::search::Solver::with_database`. The file is an ordinary SQLite database (`sqlite3`
 //! reads it), with its write-ahead log: crash-safe, one writer and many readers at once.
 
+pub mod campaign;
 pub mod key;
 
 use crate::game::{Move, Player, Position};
@@ -19,8 +20,9 @@ use std::time::Duration;
 
 /// Marks a SQLite file as a uttt database (`PRAGMA application_id`: "uttt").
 const APPLICATION_ID: i32 = 0x7574_7474;
-/// The schema's version (`PRAGMA user_version`).
-const SCHEMA_VERSION: i32 = 1;
+/// The schema's version (`PRAGMA user_version`): 1 had the facts alone, 2 added campaigns
+/// (a version-1 file is brought up to 2 when opened).
+const SCHEMA_VERSION: i32 = 2;
 /// How long a writer waits for another process's transaction before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -276,10 +278,13 @@ impl Database {
         let tables: i64 = conn
             .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
             .map_err(|e| not_ours(e.to_string()))?;
+        // Before any write: another process may hold the file (a campaign beside a solve).
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| self.query_error(e))?;
         if application_id == 0 && tables == 0 {
             conn.execute_batch(&format!(
                 "PRAGMA application_id = {APPLICATION_ID};
-                 PRAGMA user_version = {SCHEMA_VERSION};
+                 PRAGMA user_version = 1;
                  CREATE TABLE facts (
                      position BLOB NOT NULL,
                      attacker TEXT NOT NULL CHECK (attacker IN ('X', 'O')),
@@ -298,16 +303,22 @@ impl Database {
                 "a SQLite database of another application (application_id {application_id:#x})"
             )));
         }
-        let version: i32 = conn
+        let mut version: i32 = conn
             .query_row("PRAGMA user_version", [], |row| row.get(0))
             .map_err(|e| self.query_error(e))?;
+        if version == 1 {
+            conn.execute_batch(&format!(
+                "BEGIN; {} PRAGMA user_version = 2; COMMIT;",
+                campaign::SCHEMA
+            ))
+            .map_err(|e| self.query_error(e))?;
+            version = 2;
+        }
         if version != SCHEMA_VERSION {
             return Err(not_ours(format!(
                 "schema version {version}, this uttt reads version {SCHEMA_VERSION}"
             )));
         }
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(|e| self.query_error(e))?;
         conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
             .map_err(|e| self.query_error(e))?;
         Ok(())
@@ -355,18 +366,26 @@ impl Database {
     pub fn store(&self, facts: &[Fact]) -> Result<Stored, DbError> {
         let mut conn = self.connection();
         let transaction = conn.transaction().map_err(|e| self.query_error(e))?;
+        let stored = self.store_in(&transaction, facts)?;
+        transaction.commit().map_err(|e| self.query_error(e))?;
+        Ok(stored)
+    }
+
+    /// [`Database::store`] within `transaction`, which the caller commits (or drops, after an
+    /// error, so that nothing is stored).
+    fn store_in(&self, transaction: &Connection, facts: &[Fact]) -> Result<Stored, DbError> {
         let mut stored = Stored::default();
         for fact in facts {
             let (key, image, sym) = key::canonical(&fact.position);
             let attacker = fact.attacker.letter().to_string();
             let best_move = fact.best_move.map(|mv| mv.transform(sym).to_string());
             let existing: Option<bool> = transaction
-                .query_row(
-                    "SELECT wins FROM facts WHERE position = ?1 AND attacker = ?2",
-                    params![&key[..], attacker],
-                    |row| row.get(0),
-                )
-                .optional()
+                .prepare_cached("SELECT wins FROM facts WHERE position = ?1 AND attacker = ?2")
+                .and_then(|mut statement| {
+                    statement
+                        .query_row(params![&key[..], attacker], |row| row.get(0))
+                        .optional()
+                })
                 .map_err(|e| self.query_error(e))?;
             match existing {
                 Some(wins) if wins != fact.wins => {
@@ -376,22 +395,31 @@ impl Database {
                 }
                 Some(_) => {
                     transaction
-                        .execute(
+                        .prepare_cached(
                             "UPDATE facts SET work = max(work, ?3),
                                  best_move = coalesce(best_move, ?4)
                              WHERE position = ?1 AND attacker = ?2",
-                            params![&key[..], attacker, clamp(fact.work), best_move],
                         )
+                        .and_then(|mut statement| {
+                            statement.execute(params![
+                                &key[..],
+                                attacker,
+                                clamp(fact.work),
+                                best_move
+                            ])
+                        })
                         .map_err(|e| self.query_error(e))?;
                     stored.known += 1;
                 }
                 None => {
                     transaction
-                        .execute(
+                        .prepare_cached(
                             "INSERT INTO facts (position, attacker, wins, work, best_move,
                                  source, created, notation)
                              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                            params![
+                        )
+                        .and_then(|mut statement| {
+                            statement.execute(params![
                                 &key[..],
                                 attacker,
                                 fact.wins,
@@ -400,14 +428,13 @@ impl Database {
                                 fact.source.name(),
                                 clamp(fact.created),
                                 image.to_string()
-                            ],
-                        )
+                            ])
+                        })
                         .map_err(|e| self.query_error(e))?;
                     stored.new += 1;
                 }
             }
         }
-        transaction.commit().map_err(|e| self.query_error(e))?;
         Ok(stored)
     }
 
@@ -498,6 +525,13 @@ impl Database {
             bytes,
         })
     }
+}
+
+/// Now, in seconds since the Unix epoch (a fact's and a campaign's `created`).
+pub fn now_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// `n` as SQLite's signed integer (work and times never come near its limit).

@@ -205,6 +205,7 @@ mod tests {
             work: WorkBudget {
                 limit: u64::MAX,
                 minimum: u64::MAX,
+                time: Some(std::time::Duration::new(u64::MAX, 999_999_999)),
             },
             share_solved_from: Some(u64::MAX),
         };

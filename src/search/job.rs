@@ -7,7 +7,7 @@ use super::numbers::Numbers;
 use super::table::{Table, TableCounters};
 use crate::game::{Move, Player, Position};
 use serde::{Deserialize, Serialize};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// How much a job may search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,6 +18,10 @@ pub struct WorkBudget {
     /// is solved), within `limit`: for workers far away, whose round trip would otherwise
     /// cost more than a short job's work (see [`Job::run`]). Zero for none.
     pub minimum: u64,
+    /// The most wall-clock time to spend, if bounded (campaigns' `--job-time`); the job then
+    /// ends at whichever of its limits comes first.
+    #[serde(default)]
+    pub time: Option<Duration>,
 }
 
 /// What the workers that move jobs ask of them: fixed by the transport, written into every
@@ -99,6 +103,11 @@ impl Job {
         poll: Option<Poll<'a>>,
     ) -> JobResult {
         let began = Instant::now();
+        let mut limits = limits;
+        if let Some(time) = self.work.time {
+            let end = began + time;
+            limits.deadline = Some(limits.deadline.map_or(end, |d| d.min(end)));
+        }
         let mut searcher = Dfpn::new(table, self.attacker, self.epsilon, limits);
         if let Some(poll) = poll {
             searcher = searcher.polling(poll);
@@ -171,6 +180,7 @@ mod tests {
         let work = WorkBudget {
             limit: 20_000,
             minimum,
+            time: None,
         };
         let result = job_at_the_root(thresholds, work).run(&table, limits, None);
         assert!(
@@ -220,6 +230,7 @@ mod tests {
             WorkBudget {
                 limit: 20_000,
                 minimum: 0,
+                time: None,
             },
         );
         let never = AtomicBool::new(false);

@@ -1,11 +1,15 @@
 //! The database of solved positions from the search's side: answering a solve from stored
-//! facts, and turning a solve's answers into facts to store.
+//! facts, turning a solve's answers into facts to store, and keeping a PN-DFPN tree's leaves
+//! (and a campaign's whole tree) there ([`DatabaseKeeper`]).
 
+use super::numbers::Numbers;
 use super::options::SolveOptions;
-use super::report::{BinaryOutcome, SolveReport, Verdict};
-use crate::db::{Fact, Known, Source};
-use crate::game::{Move, Position};
-use std::time::{SystemTime, UNIX_EPOCH};
+use super::pn_dfpn::{TreeChange, TreeKeeper};
+use super::report::{BinaryOutcome, DatabaseReport, SolveReport, Verdict};
+use crate::db::campaign::{CampaignId, KeptNode, Progress, Question, Totals, TrendSample};
+use crate::db::{now_seconds, Database, DbError, Fact, Known, Source};
+use crate::game::{Move, Player, Position};
+use std::time::Instant;
 
 /// How a solver uses the database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,9 +55,7 @@ pub fn verdict_from(
 /// search's answer, which decided the verdict (a win proved, the second "no" of a draw, the one
 /// answer of a single question).
 pub fn facts_of(report: &SolveReport, policy: StorePolicy) -> Vec<Fact> {
-    let created = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let created = now_seconds();
     let last = report.searches.len().saturating_sub(1);
     report
         .searches
@@ -74,4 +76,209 @@ pub fn facts_of(report: &SolveReport, policy: StorePolicy) -> Vec<Fact> {
             created,
         })
         .collect()
+}
+
+/// How often a campaign samples its root's numbers for the trend, in seconds of its search.
+const TREND_INTERVAL_SECONDS: f64 = 10.0;
+
+/// The database as a PN-DFPN tree's keeper (see [`TreeKeeper`]): a leaf whose answer is stored
+/// needs no job, a leaf a job solves with at least the policy's work is stored, and in a
+/// campaign the tree itself is kept, one transaction per merged job.
+pub(super) struct DatabaseKeeper<'a> {
+    database: &'a Database,
+    policy: StorePolicy,
+    attacker: Player,
+    campaign: Option<CampaignKeeping>,
+    /// What it did, for the solve's report; its error ends the search.
+    pub(super) outcome: DatabaseReport,
+}
+
+/// A campaign question's bookkeeping while it runs.
+struct CampaignKeeping {
+    question: Question,
+    /// The tree as loaded, until the search takes it.
+    kept: Vec<KeptNode>,
+    /// When the last record was made (its seconds are counted from there).
+    last_record: Instant,
+    /// The question's totals over every run, this one's records included.
+    totals: Totals,
+    /// The totals' seconds at the last trend sample.
+    last_sample: f64,
+}
+
+impl<'a> DatabaseKeeper<'a> {
+    /// A keeper of leaves only: the tree is not kept.
+    pub(super) fn leaves(
+        database: &'a Database,
+        policy: StorePolicy,
+        attacker: Player,
+    ) -> DatabaseKeeper<'a> {
+        DatabaseKeeper {
+            database,
+            policy,
+            attacker,
+            campaign: None,
+            outcome: DatabaseReport::default(),
+        }
+    }
+
+    /// A keeper of the campaign `campaign`'s tree for "does `attacker` win?", counting a new
+    /// run of it.
+    pub(super) fn campaign(
+        database: &'a Database,
+        policy: StorePolicy,
+        campaign: CampaignId,
+        attacker: Player,
+    ) -> Result<DatabaseKeeper<'a>, DbError> {
+        let question = Question { campaign, attacker };
+        let kept = database.kept_tree(question)?;
+        database.begin_run(question)?;
+        let totals = database.totals(question)?;
+        Ok(DatabaseKeeper {
+            campaign: Some(CampaignKeeping {
+                question,
+                kept,
+                last_record: Instant::now(),
+                totals,
+                last_sample: f64::NEG_INFINITY,
+            }),
+            ..DatabaseKeeper::leaves(database, policy, attacker)
+        })
+    }
+
+    /// Ends a campaign's run: its last seconds, and a trend sample of the root's `numbers`.
+    pub(super) fn finish(&mut self, root: Numbers) {
+        if self.outcome.error.is_none() && self.campaign.is_some() {
+            self.record_campaign(&[], &[], 0, root, true);
+        }
+    }
+
+    /// Keeps one merge's changes of a campaign (a job's, when `work` is not zero), with a
+    /// trend sample of the `root`'s numbers when one is due or `force_sample` asks for it.
+    fn record_campaign(
+        &mut self,
+        nodes: &[KeptNode],
+        facts: &[Fact],
+        work: u64,
+        root: Numbers,
+        force_sample: bool,
+    ) -> bool {
+        let Some(keeping) = self.campaign.as_mut() else {
+            return true;
+        };
+        let seconds = keeping.last_record.elapsed().as_secs_f64();
+        keeping.last_record = Instant::now();
+        let jobs = u64::from(work > 0);
+        let (total_seconds, total_nodes) = (
+            keeping.totals.seconds + seconds,
+            keeping.totals.nodes + work,
+        );
+        let due = total_seconds - keeping.last_sample >= TREND_INTERVAL_SECONDS;
+        let sample = (due || force_sample).then_some(TrendSample {
+            seconds: total_seconds,
+            nodes: total_nodes,
+            phi: root.phi,
+            delta: root.delta,
+        });
+        let progress = Progress {
+            nodes,
+            facts,
+            jobs,
+            work,
+            seconds,
+            sample,
+        };
+        match self.database.record(keeping.question, &progress) {
+            Ok(stored) => {
+                keeping.totals.seconds = total_seconds;
+                keeping.totals.nodes = total_nodes;
+                keeping.totals.jobs += jobs;
+                if progress.sample.is_some() {
+                    keeping.last_sample = total_seconds;
+                }
+                self.outcome.stored += stored.new;
+                true
+            }
+            Err(error) => {
+                self.outcome.error = Some(error.with_causes());
+                false
+            }
+        }
+    }
+}
+
+impl TreeKeeper for DatabaseKeeper<'_> {
+    fn kept_tree(&mut self) -> Vec<KeptNode> {
+        self.campaign
+            .as_mut()
+            .map(|keeping| std::mem::take(&mut keeping.kept))
+            .unwrap_or_default()
+    }
+
+    fn keeps_tree(&self) -> bool {
+        self.campaign.is_some()
+    }
+
+    fn known(&mut self, leaf: &Position) -> Option<Numbers> {
+        if self.outcome.error.is_some() {
+            return None;
+        }
+        let known = match self.database.lookup(leaf) {
+            Ok(known) => known,
+            Err(error) => {
+                self.outcome.error = Some(error.with_causes());
+                return None;
+            }
+        };
+        // The attacker's own answer, or the other player's win (then the attacker does not).
+        let attacker_wins = match (known.of(self.attacker), known.of(self.attacker.opponent())) {
+            (Some(answer), _) => answer.wins,
+            (None, Some(other)) if other.wins => false,
+            _ => return None,
+        };
+        self.outcome.leaves += 1;
+        // Numbers are for the side to move, whose goal is the attacker's win or its failure.
+        let side_reaches_goal = attacker_wins == (leaf.side_to_move() == self.attacker);
+        Some(if side_reaches_goal {
+            Numbers::PROVED
+        } else {
+            Numbers::DISPROVED
+        })
+    }
+
+    fn record(&mut self, change: &TreeChange) -> bool {
+        if self.outcome.error.is_some() {
+            return false;
+        }
+        let facts: Vec<Fact> = change
+            .solved
+            .filter(|leaf| leaf.work >= self.policy.min_work)
+            .map(|leaf| Fact {
+                position: leaf.position,
+                attacker: self.attacker,
+                wins: (leaf.numbers.phi == 0) == (leaf.position.side_to_move() == self.attacker),
+                work: leaf.work,
+                best_move: leaf.best_move,
+                source: self.policy.source,
+                created: now_seconds(),
+            })
+            .into_iter()
+            .collect();
+        if self.campaign.is_some() {
+            return self.record_campaign(change.nodes, &facts, change.work, change.root, false);
+        }
+        if facts.is_empty() {
+            return true;
+        }
+        match self.database.store(&facts) {
+            Ok(stored) => {
+                self.outcome.stored += stored.new;
+                true
+            }
+            Err(error) => {
+                self.outcome.error = Some(error.with_causes());
+                false
+            }
+        }
+    }
 }

@@ -8,11 +8,13 @@
 //!   ([`workers`]: local threads, a table per thread; MPI lives in `crate::distributed`).
 //! - The one entry point: [`Solver`] ([`solve`]), with its [`options`] and what it returns
 //!   ([`report`], [`analyze`], the principal variation in [`pv`]).
-//! - The database of solved positions from the search's side: [`known`].
+//! - The database of solved positions from the search's side: [`known`]; where a campaign
+//!   (a solve whose trees the database keeps) stands: [`campaign`].
 //! - After a solve: [`certify`](mod@certify) writes proof certificates; [`player`] plays
 //!   games by search.
 
 pub mod analyze;
+pub mod campaign;
 pub mod certify;
 pub mod dfpn;
 pub mod job;

@@ -50,6 +50,9 @@ pub struct SolveOptions {
     pub split_threshold: u64,
     /// PN-DFPN: bytes the tree may use.
     pub tree_bytes: u64,
+    /// PN-DFPN: wall-clock time each job may take besides its MID calls, if bounded.
+    #[serde(default)]
+    pub job_time: Option<Duration>,
 }
 
 /// The defaults users get: the command line starts from these, so they are the one source.
@@ -65,6 +68,7 @@ impl Default for SolveOptions {
             job_work: DEFAULT_JOB_WORK,
             split_threshold: DEFAULT_SPLIT_THRESHOLD,
             tree_bytes: DEFAULT_TREE_BYTES,
+            job_time: None,
         }
     }
 }

@@ -166,6 +166,9 @@ pub struct DatabaseReport {
     pub answered: bool,
     /// Facts the solve added to the database.
     pub stored: u64,
+    /// Leaves of the PN-DFPN tree the database answered (no job searched them).
+    #[serde(default)]
+    pub leaves: u64,
     /// Why the database could not be read or written, if it could not (the solve itself went
     /// on without it).
     pub error: Option<String>,

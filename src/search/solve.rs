@@ -4,10 +4,10 @@
 
 use super::analyze::Analysis;
 use super::dfpn::{Dfpn, Limits, LiveStats};
-use super::known::{facts_of, verdict_from, StorePolicy};
+use super::known::{facts_of, verdict_from, DatabaseKeeper, StorePolicy};
 use super::numbers::Numbers;
 use super::options::{Engine, SolveOptions};
-use super::pn_dfpn::{self, PnDfpnConfig, TreeReport};
+use super::pn_dfpn::{self, PnDfpnConfig, RootQuestion, TreeKeeper, TreeReport};
 use super::pv::principal_variation;
 use super::report::{
     merge_tree, BinaryOutcome, DatabaseReport, SearchReport, SolveReport, TableReport, Verdict,
@@ -17,6 +17,8 @@ use super::shared_dfpn;
 use super::table::{Table, TableCounters};
 use super::workers::local::with_local_workers;
 use super::workers::Workers;
+use crate::db::campaign::CampaignId;
+use crate::db::key::{canonical, move_back};
 use crate::db::Database;
 use crate::game::{Move, Outcome, Player, Position};
 use std::sync::atomic::AtomicBool;
@@ -45,6 +47,7 @@ pub struct Solver<'a> {
     live: Option<&'a LiveStats>,
     workers: Option<&'a mut (dyn Workers + 'a)>,
     database: Option<(&'a Database, StorePolicy)>,
+    campaign: bool,
 }
 
 impl<'a> Solver<'a> {
@@ -58,6 +61,7 @@ impl<'a> Solver<'a> {
             live: None,
             workers: None,
             database: None,
+            campaign: false,
         }
     }
 
@@ -65,6 +69,27 @@ impl<'a> Solver<'a> {
     /// without a search) and storing what it settles there, as `policy` says.
     pub fn with_database(mut self, database: &'a Database, policy: StorePolicy) -> Solver<'a> {
         self.database = Some((database, policy));
+        self
+    }
+
+    /// This solver as a campaign (`uttt campaign run`): besides what
+    /// [`Solver::with_database`] does, each question's PN-DFPN tree is kept in the database
+    /// as it grows, one transaction per merged job, and a later solve of the position (or of
+    /// any symmetric image of it) goes on from it. The tree is kept whole, solved subtrees
+    /// included, and searched in the position's canonical orientation; the report is given
+    /// in the position's own.
+    ///
+    /// # Panics
+    /// Without a database, or when the options' engine is not [`Engine::PnDfpn`] (the only one
+    /// with a tree to keep).
+    pub fn as_campaign(mut self) -> Solver<'a> {
+        assert!(self.database.is_some(), "a campaign is kept in a database");
+        assert_eq!(
+            self.options.engine,
+            Engine::PnDfpn,
+            "only PN-DFPN has a tree to keep"
+        );
+        self.campaign = true;
         self
     }
 
@@ -111,11 +136,48 @@ impl<'a> Solver<'a> {
     }
 
     /// Solves `pos` with `options` in place of this solver's: from the database when it
-    /// knows the answer, else by searching (and then the database learns the answer).
+    /// knows the answer, else by searching (and then the database learns the answer). A
+    /// campaign solves the canonical image of `pos`, where its trees are kept.
     fn solve_with(&mut self, pos: &Position, options: &SolveOptions) -> SolveReport {
         let Some((database, policy)) = self.database else {
-            return self.search(pos, options);
+            return self.search(pos, options, None);
         };
+        if !self.campaign {
+            return self.solve_from_database(pos, options, database, policy, None);
+        }
+        let (_, image, sym) = canonical(pos);
+        let mut report = match database.campaign(&image) {
+            Ok(campaign) => {
+                self.solve_from_database(&image, options, database, policy, Some(campaign))
+            }
+            Err(error) => {
+                let mut report = unsearched_report(&image, options);
+                report.database = Some(DatabaseReport {
+                    error: Some(error.with_causes()),
+                    ..DatabaseReport::default()
+                });
+                report
+            }
+        };
+        report.pv = line_back(pos, sym, &report.pv);
+        report.best_move = report
+            .best_move
+            .and_then(|mv| line_back(pos, sym, &[mv]).first().copied());
+        report.position = *pos;
+        report
+    }
+
+    /// [`Solver::solve_with`] with `database`: its answer if it has one, else a search (with
+    /// the database keeping its tree's leaves, or its whole tree in `campaign`) whose answers
+    /// it then learns.
+    fn solve_from_database(
+        &mut self,
+        pos: &Position,
+        options: &SolveOptions,
+        database: &Database,
+        policy: StorePolicy,
+        campaign: Option<CampaignId>,
+    ) -> SolveReport {
         let start = Instant::now();
         let mut used = DatabaseReport::default();
         if settled_without_search(pos).is_none() {
@@ -136,10 +198,18 @@ impl<'a> Solver<'a> {
                 Err(error) => used.error = Some(error.with_causes()),
             }
         }
-        let mut report = self.search(pos, options);
+        let keeping = used.error.is_none().then_some(Keeping {
+            database,
+            policy,
+            campaign,
+        });
+        let mut report = self.search(pos, options, keeping);
+        if let Some(searched) = report.database.take() {
+            used = searched;
+        }
         if used.error.is_none() {
             match database.store(&facts_of(&report, policy)) {
-                Ok(stored) => used.stored = stored.new,
+                Ok(stored) => used.stored += stored.new,
                 Err(error) => used.error = Some(error.with_causes()),
             }
         }
@@ -147,8 +217,13 @@ impl<'a> Solver<'a> {
         report
     }
 
-    /// Searches `pos` with `options`.
-    fn search(&mut self, pos: &Position, options: &SolveOptions) -> SolveReport {
+    /// Searches `pos` with `options`, PN-DFPN's trees kept in the database as `keeping` says.
+    fn search(
+        &mut self,
+        pos: &Position,
+        options: &SolveOptions,
+        keeping: Option<Keeping<'_>>,
+    ) -> SolveReport {
         let never = AtomicBool::new(false);
         let limits = Limits {
             stop: self.stop.unwrap_or(&never),
@@ -162,9 +237,34 @@ impl<'a> Solver<'a> {
             table: self.table,
             limits,
             node_budget,
+            keeping,
         };
         run.solve(self.workers.as_deref_mut())
     }
+}
+
+/// How a search keeps what it finds in the database: its PN-DFPN trees' solved leaves (and
+/// asks it for leaves solved before), and for a campaign the trees themselves.
+#[derive(Clone, Copy)]
+struct Keeping<'a> {
+    database: &'a Database,
+    policy: StorePolicy,
+    campaign: Option<CampaignId>,
+}
+
+/// The moves of `pos` that symmetry `sym` maps to `image_line` (a line of moves from
+/// `pos.transform(sym)`), as far as they are legal.
+fn line_back(pos: &Position, sym: usize, image_line: &[Move]) -> Vec<Move> {
+    let mut line = Vec::with_capacity(image_line.len());
+    let mut here = *pos;
+    for &image_move in image_line {
+        let Some(mv) = move_back(&here, sym, image_move) else {
+            break;
+        };
+        line.push(mv);
+        here = here.play(mv);
+    }
+    line
 }
 
 /// One three-valued solve: the position, how, against what table, and within what.
@@ -174,6 +274,7 @@ struct ThreeValued<'s> {
     table: &'s Table,
     limits: Limits<'s>,
     node_budget: u64,
+    keeping: Option<Keeping<'s>>,
 }
 
 impl ThreeValued<'_> {
@@ -209,6 +310,12 @@ impl ThreeValued<'_> {
                 }
                 counters.add(&run.counters);
                 report.nodes += run.nodes;
+                if let Some(kept) = run.database {
+                    let used = report.database.get_or_insert_with(DatabaseReport::default);
+                    used.stored += kept.stored;
+                    used.leaves += kept.leaves;
+                    used.error = used.error.take().or(kept.error);
+                }
                 if let Some(tree) = &run.tree {
                     merge_tree(report.tree.get_or_insert_with(TreeReport::default), tree);
                 }
@@ -270,6 +377,7 @@ impl ThreeValued<'_> {
                     nodes: searcher.nodes(),
                     counters: searcher.counters(),
                     tree: None,
+                    database: None,
                 }
             }
             Engine::SharedDfpn => {
@@ -287,6 +395,7 @@ impl ThreeValued<'_> {
                     nodes: run.nodes,
                     counters: run.counters,
                     tree: None,
+                    database: None,
                 }
             }
             Engine::PnDfpn => {
@@ -295,9 +404,51 @@ impl ThreeValued<'_> {
                     split_threshold: options.split_threshold,
                     tree_bytes: options.tree_bytes,
                     epsilon: options.epsilon,
+                    job_time: options.job_time,
                 };
-                let search = |workers: &mut dyn Workers| {
-                    pn_dfpn::search(pos, attacker, &config, table, limits, node_budget, workers)
+                let mut keeper = match self.keeping {
+                    None => None,
+                    Some(Keeping {
+                        database,
+                        policy,
+                        campaign: None,
+                    }) => Some(DatabaseKeeper::leaves(database, policy, attacker)),
+                    Some(Keeping {
+                        database,
+                        policy,
+                        campaign: Some(campaign),
+                    }) => match DatabaseKeeper::campaign(database, policy, campaign, attacker) {
+                        Ok(keeper) => Some(keeper),
+                        Err(error) => {
+                            // Nothing to search with: the campaign's tree could not be read.
+                            return BinaryRun {
+                                numbers: Numbers::UNIT,
+                                nodes: 0,
+                                counters: TableCounters::default(),
+                                tree: None,
+                                database: Some(DatabaseReport {
+                                    error: Some(error.with_causes()),
+                                    ..DatabaseReport::default()
+                                }),
+                            };
+                        }
+                    },
+                };
+                let question = RootQuestion {
+                    root: *pos,
+                    attacker,
+                };
+                let mut search = |workers: &mut dyn Workers| {
+                    let keeper = keeper.as_mut().map(|k| k as &mut dyn TreeKeeper);
+                    pn_dfpn::search(
+                        question,
+                        &config,
+                        table,
+                        limits,
+                        node_budget,
+                        workers,
+                        keeper,
+                    )
                 };
                 let run = match workers {
                     Some(workers) => search(workers),
@@ -309,11 +460,16 @@ impl ThreeValued<'_> {
                         search,
                     ),
                 };
+                let database = keeper.map(|mut keeper| {
+                    keeper.finish(run.numbers);
+                    keeper.outcome
+                });
                 BinaryRun {
                     numbers: run.numbers,
                     nodes: run.nodes,
                     counters: run.counters,
                     tree: Some(run.tree),
+                    database,
                 }
             }
         }
@@ -326,6 +482,8 @@ struct BinaryRun {
     nodes: u64,
     counters: TableCounters,
     tree: Option<TreeReport>,
+    /// What the database keeper did, when the search had one.
+    database: Option<DatabaseReport>,
 }
 
 /// The report of a solve of `pos` with `options` before anything is known or searched: the

@@ -1,4 +1,5 @@
-//! The commands that search: `uttt solve` (one position or a batch) and `uttt analyze`.
+//! The commands that search: `uttt solve` (one position or a batch), `uttt analyze` and
+//! `uttt campaign`.
 //!
 //! `options` turns arguments into typed search options and a table; `single`, `batch` and
 //! `analyze` run the searches (with `--db`, through the database of solved positions);
@@ -7,6 +8,7 @@
 
 mod analyze;
 mod batch;
+mod campaign;
 mod certificate;
 #[cfg(feature = "mpi")]
 mod mpi;
@@ -15,7 +17,7 @@ mod progress;
 mod report;
 mod single;
 
-use super::args::{AnalyzeArgs, SolveArgs};
+use super::args::{AnalyzeArgs, CampaignCommand, SolveArgs};
 
 /// Runs `uttt solve`: a single position, or a batch with `--file`.
 pub fn run_solve(args: &SolveArgs) -> anyhow::Result<i32> {
@@ -26,6 +28,14 @@ pub fn run_solve(args: &SolveArgs) -> anyhow::Result<i32> {
     match &args.file {
         Some(path) => batch::run(args, path),
         None => single::run(args),
+    }
+}
+
+/// Runs a `uttt campaign` subcommand.
+pub fn run_campaign(command: &CampaignCommand) -> anyhow::Result<i32> {
+    match command {
+        CampaignCommand::Run(args) => campaign::run(args),
+        CampaignCommand::Status(args) => campaign::status(args),
     }
 }
 

@@ -45,6 +45,7 @@ pub fn search_options(
         job_work: args.job_work.max(1),
         split_threshold: args.split_threshold,
         tree_bytes: args.tree_mem,
+        job_time: args.job_time,
     })
 }
 

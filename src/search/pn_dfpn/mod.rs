@@ -21,13 +21,17 @@ use super::numbers::{child_thresholds, select_child, Numbers, INFINITY};
 use super::table::{Table, TableCounters};
 use super::table_key;
 use super::workers::Workers;
+use crate::db::campaign::KeptNode;
 use crate::game::{Move, Player, Position};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use tree::{provisional, Tree, NONE};
 
+mod keeper;
 mod tree;
+
+pub use keeper::{SolvedLeaf, TreeChange, TreeKeeper};
 
 /// How often the root thread wakes to check the clock and the stop flag while it waits.
 const POLL: Duration = Duration::from_millis(20);
@@ -43,6 +47,8 @@ pub struct PnDfpnConfig {
     pub tree_bytes: u64,
     /// ε of the 1+ε trick.
     pub epsilon: f64,
+    /// Wall-clock time a job may take (as well as its MID calls), if bounded.
+    pub job_time: Option<Duration>,
 }
 
 /// Statistics of the tree, reported under `tree` in the JSON.
@@ -76,45 +82,78 @@ pub struct PnDfpnRun {
     pub tree: TreeReport,
 }
 
-/// Answers "does `attacker` win?" at `root` with jobs run by `workers`, within `node_budget`
-/// MID calls and `limits` (the root thread, the caller, checks them and aborts the jobs in
-/// flight when one is reached).
+/// A binary question at a root: "does `attacker` win at `root`?".
+#[derive(Clone, Copy, Debug)]
+pub struct RootQuestion {
+    /// The position searched.
+    pub root: Position,
+    /// The question's player.
+    pub attacker: Player,
+}
+
+/// Answers `question` with jobs run by `workers`, within `node_budget` MID calls and `limits`
+/// (the root thread, the caller, checks them and aborts the jobs in flight when one is
+/// reached). With a `keeper`, the tree starts from the one it kept (whose numbers also seed
+/// the table), leaves it knows solved need no job, and every merge is reported to it.
 pub fn search(
-    root: &Position,
-    attacker: Player,
+    question: RootQuestion,
     config: &PnDfpnConfig,
     table: &Table,
     limits: Limits,
     node_budget: u64,
     workers: &mut (dyn Workers + '_),
+    mut keeper: Option<&mut (dyn TreeKeeper + '_)>,
 ) -> PnDfpnRun {
     let start = Instant::now();
-    let mut root_searcher = Dfpn::new(table, attacker, config.epsilon, limits);
-    let root_numbers = root_searcher.peek(root);
+    let keep_solved = keeper.as_ref().is_some_and(|k| k.keeps_tree());
+    let kept = keeper.as_mut().map(|k| k.kept_tree()).unwrap_or_default();
+    let root = Root {
+        pos: &question.root,
+        attacker: question.attacker,
+        table,
+        keep_solved,
+    };
+    let mut root_searcher = Dfpn::new(table, root.attacker, config.epsilon, limits);
+    let mut tree = if kept.is_empty() {
+        Tree::new(root_searcher.peek(root.pos), config.tree_bytes)
+    } else {
+        let tree = Tree::from_kept(&kept, config.tree_bytes);
+        seed_table(&tree, &root);
+        tree
+    };
     let mut run = PnDfpnRun {
-        numbers: root_numbers,
+        numbers: tree.nodes[0].real,
         nodes: 0,
         counters: TableCounters::default(),
         tree: TreeReport::default(),
     };
-    if root_numbers.is_solved() {
+    if run.numbers.is_solved() {
         run.counters = root_searcher.counters();
         return run;
     }
-    let mut tree = Tree::new(root_numbers, config.tree_bytes);
     let slots = workers.slots().max(1);
-    if slots > 1 {
+    if tree.nodes[0].first_child == NONE && (slots > 1 || keep_solved) {
         // The root's children from the table and the static rules, so that every worker has
-        // a leaf from the first job on (a one-node tree gives one job at a time).
+        // a leaf from the first job on (a one-node tree gives one job at a time); a kept tree
+        // starts expanded, so that its best move is read from it.
         let children: Vec<(u8, Numbers)> = root_searcher
-            .children(root)
+            .children(root.pos)
             .into_iter()
             .map(|(mv, numbers)| (mv.square() as u8, numbers))
             .collect();
         if !children.is_empty() {
-            tree.expand(0, &children);
+            let mut changed = tree.expand(0, &children);
             tree.recompute(0);
             run.tree.expansions += 1;
+            changed.push(0);
+            let merged = Merged {
+                changed,
+                solved: None,
+            };
+            if !report_merge(&mut keeper, &tree, &merged, 0) {
+                run.counters = root_searcher.counters();
+                return run;
+            }
         }
     }
     run.counters = root_searcher.counters();
@@ -128,23 +167,42 @@ pub fn search(
     let mut reserved = 0u64;
     // Whether a slot went unused since the last result because no leaf could be selected.
     let mut starved = false;
+    // Whether the keeper failed (it keeps the error): the search ends as at a limit.
+    let mut keeper_failed = false;
     loop {
         let out_of_budget = run.nodes >= node_budget
+            || keeper_failed
             || limits.stop.load(Ordering::Relaxed)
             || limits.deadline.is_some_and(|d| Instant::now() >= d);
         if tree.nodes[0].real.is_solved() || out_of_budget {
             break;
         }
-        while in_flight < slots {
+        while in_flight < slots && !tree.nodes[0].real.is_solved() {
             // Share what is left of the node budget among the free slots.
             let left = node_budget.saturating_sub(run.nodes + reserved);
             if left == 0 {
                 break;
             }
-            let Some(mut job) = select_job(&mut tree, root, attacker, config, terms) else {
+            let Some((mut job, leaf)) = select_job(&mut tree, &root, config, terms) else {
                 starved = true;
                 break;
             };
+            if let Some(numbers) = known_leaf(&mut keeper, &tree, leaf, &job) {
+                // Solved in the keeper's knowledge: merged at once, with no job.
+                let result = JobResult {
+                    path: job.path,
+                    numbers,
+                    work: 0,
+                    work_limit: 0,
+                    children: Vec::new(),
+                    busy_ns: 0,
+                    counters: TableCounters::default(),
+                    solved: Vec::new(),
+                };
+                let merged = merge(&mut tree, &root, config.split_threshold, &mut run, result);
+                keeper_failed |= !report_merge(&mut keeper, &tree, &merged, 0);
+                continue;
+            }
             let share = (left / (slots - in_flight) as u64).max(1);
             job.work.limit = job.work.limit.min(share);
             reserved += job.work.limit;
@@ -165,7 +223,9 @@ pub fn search(
             // A starved root expands the leaf at once: its children are new leaves for the
             // free slots.
             let split_at = if starved { 0 } else { config.split_threshold };
-            merge(&mut tree, root, attacker, split_at, table, &mut run, result);
+            let work = result.work;
+            let merged = merge(&mut tree, &root, split_at, &mut run, result);
+            keeper_failed |= !report_merge(&mut keeper, &tree, &merged, work);
             starved = false;
             if let Some(live) = limits.live {
                 live.publish_root(tree.nodes[0].real);
@@ -180,15 +240,11 @@ pub fn search(
         if let Some(result) = workers.receive(POLL) {
             in_flight -= 1;
             busy_ns += result.busy_ns;
-            merge(
-                &mut tree,
-                root,
-                attacker,
-                config.split_threshold,
-                table,
-                &mut run,
-                result,
-            );
+            let work = result.work;
+            let merged = merge(&mut tree, &root, config.split_threshold, &mut run, result);
+            if !keeper_failed {
+                keeper_failed = !report_merge(&mut keeper, &tree, &merged, work);
+            }
         }
     }
     let wall = start.elapsed().as_secs_f64().max(1e-9);
@@ -206,15 +262,86 @@ pub fn search(
     run
 }
 
+/// The root of a search: what selection and merging need besides the tree.
+struct Root<'a> {
+    pos: &'a Position,
+    attacker: Player,
+    /// The table the tree's numbers are stored in.
+    table: &'a Table,
+    /// Solved subtrees stay in the tree (its keeper keeps it whole).
+    keep_solved: bool,
+}
+
+/// What a merge changed.
+struct Merged {
+    /// The nodes whose kept fields changed, and new ones.
+    changed: Vec<u32>,
+    /// The leaf the job solved, if it did.
+    solved: Option<SolvedLeaf>,
+}
+
+/// Stores every node of a kept tree in the table, as the merges stored them: the searches of
+/// this run then start from what the earlier runs found (and read a best move from it).
+fn seed_table(tree: &Tree, root: &Root) {
+    let mut writer = root.table.writer();
+    let mut stack = vec![(0u32, *root.pos)];
+    while let Some((id, pos)) = stack.pop() {
+        let node = tree.nodes[id as usize];
+        let key = table_key(&pos, root.attacker);
+        writer.store(key, node.real, u64::from(node.work).max(1));
+        for child in tree.children(id) {
+            let square = tree.nodes[child as usize].square;
+            stack.push((child, pos.play(Move::from_square(square as usize))));
+        }
+    }
+}
+
+/// The keeper's numbers for the leaf `leaf` of `job` if it knows it solved; asked only before
+/// a leaf's first job (its work is still zero).
+fn known_leaf(
+    keeper: &mut Option<&mut (dyn TreeKeeper + '_)>,
+    tree: &Tree,
+    leaf: u32,
+    job: &Job,
+) -> Option<Numbers> {
+    let keeper = keeper.as_mut()?;
+    if tree.nodes[leaf as usize].work != 0 {
+        return None;
+    }
+    keeper.known(&job.leaf()).filter(|n| n.is_solved())
+}
+
+/// Tells the keeper, if any, what a merge of `work` MID calls changed; false if it failed.
+fn report_merge(
+    keeper: &mut Option<&mut (dyn TreeKeeper + '_)>,
+    tree: &Tree,
+    merged: &Merged,
+    work: u64,
+) -> bool {
+    let Some(keeper) = keeper.as_mut() else {
+        return true;
+    };
+    let nodes: Vec<KeptNode> = if keeper.keeps_tree() {
+        merged.changed.iter().map(|&id| tree.kept(id)).collect()
+    } else {
+        Vec::new()
+    };
+    keeper.record(&TreeChange {
+        nodes: &nodes,
+        solved: merged.solved,
+        work,
+        root: tree.nodes[0].real,
+    })
+}
+
 /// Walks down by the virtual numbers to the most-proving leaf, marks it in flight, and
-/// returns its job (on `terms`); `None` when every path is virtually solved.
+/// returns its job (on `terms`) and its id; `None` when every path is virtually solved.
 fn select_job(
     tree: &mut Tree,
-    root: &Position,
-    attacker: Player,
+    root: &Root,
     config: &PnDfpnConfig,
     terms: JobTerms,
-) -> Option<Job> {
+) -> Option<(Job, u32)> {
     if tree.nodes[0].virt.is_solved() {
         return None;
     }
@@ -249,37 +376,37 @@ fn select_job(
     for &n in path_ids.iter().rev().skip(1) {
         tree.recompute(n);
     }
-    Some(Job {
-        root: *root,
-        attacker,
+    let job = Job {
+        root: *root.pos,
+        attacker: root.attacker,
         epsilon: config.epsilon,
         path,
         thresholds,
         work: WorkBudget {
             limit: config.job_work,
             minimum: terms.min_work,
+            time: config.job_time,
         },
         share_solved_from: terms.share_solved_from,
-    })
+    };
+    Some((job, id))
 }
 
 /// Takes a job's result into the tree: the leaf's numbers, expansion past the split
 /// threshold, and back-propagation (real and virtual) to the root.
 fn merge(
     tree: &mut Tree,
-    root: &Position,
-    attacker: Player,
+    root: &Root,
     split_threshold: u64,
-    table: &Table,
     run: &mut PnDfpnRun,
     result: JobResult,
-) {
+) -> Merged {
     run.nodes += result.work;
     run.tree.jobs += 1;
     run.counters.add(&result.counters);
     // Find the leaf again by its moves; a freed subtree ends the walk early.
     let mut ids = vec![0u32];
-    let mut positions = vec![*root];
+    let mut positions = vec![*root.pos];
     for &square in &result.path {
         let here = *ids.last().unwrap();
         let next = tree
@@ -308,18 +435,32 @@ fn merge(
         node.work = node.work.saturating_add(work);
     }
     let found = ids.len() == result.path.len() + 1;
-    let mut writer = table.writer();
+    let mut merged = Merged {
+        changed: ids.clone(),
+        solved: None,
+    };
+    let mut writer = root.table.writer();
     if found && result.numbers.is_solved() {
         // A solved leaf's children as the worker saw them, so that a best move can be read
         // from this table (the worker's may be another process's). Entries already here are
         // kept: they carry their work.
         let leaf_pos = positions.last().unwrap();
         for &(square, numbers) in &result.children {
-            let key = table_key(&leaf_pos.play(Move::from_square(square as usize)), attacker);
+            let key = table_key(
+                &leaf_pos.play(Move::from_square(square as usize)),
+                root.attacker,
+            );
             if writer.lookup(key).is_none() {
                 writer.store(key, numbers, 1);
             }
         }
+        let leaf = *ids.last().unwrap();
+        merged.solved = Some(SolvedLeaf {
+            position: *leaf_pos,
+            numbers: result.numbers,
+            work: u64::from(tree.nodes[leaf as usize].work),
+            best_move: solved_leaf_move(result.numbers, &result.children),
+        });
     }
     if found {
         let leaf = *ids.last().unwrap();
@@ -331,7 +472,8 @@ fn merge(
             && u64::from(node.work) >= split_threshold
             && tree.live + result.children.len() as u64 <= tree.capacity;
         if expand {
-            tree.expand(leaf, &result.children);
+            let children = tree.expand(leaf, &result.children);
+            merged.changed.extend(children);
             run.tree.expansions += 1;
         }
     }
@@ -341,14 +483,30 @@ fn merge(
             tree.recompute(n);
         }
         let node = tree.nodes[n as usize];
-        if node.real.is_solved() && node.in_flight == 0 && node.first_child != NONE {
+        if node.real.is_solved()
+            && node.in_flight == 0
+            && node.first_child != NONE
+            && !root.keep_solved
+        {
             tree.free_below(n);
         }
         // The table learns the tree's numbers too, so best moves and later runs find them.
-        let key = table_key(&positions[depth], attacker);
+        let key = table_key(&positions[depth], root.attacker);
         writer.store(key, node.real, u64::from(node.work).max(1));
     }
     run.counters.add(&writer.counters());
+    merged
+}
+
+/// A best move at a leaf solved with `numbers`, from its children's numbers (see
+/// [`SolvedLeaf::best_move`]).
+fn solved_leaf_move(numbers: Numbers, children: &[(u8, Numbers)]) -> Option<Move> {
+    let square = if numbers.phi == 0 {
+        children.iter().find(|(_, c)| c.delta == 0)?.0
+    } else {
+        children.first()?.0
+    };
+    Some(Move::from_square(square as usize))
 }
 
 #[cfg(test)]
@@ -401,6 +559,7 @@ mod tests {
             split_threshold: u64::MAX,
             tree_bytes: 1 << 20,
             epsilon: 0.25,
+            job_time: None,
         };
         let mut workers = InlineWorkers {
             slots,
@@ -408,15 +567,11 @@ mod tests {
             limits,
             queue: VecDeque::new(),
         };
-        let run = search(
-            &root,
-            Player::O,
-            &config,
-            table,
-            limits,
-            80_000,
-            &mut workers,
-        );
+        let question = RootQuestion {
+            root,
+            attacker: Player::O,
+        };
+        let run = search(question, &config, table, limits, 80_000, &mut workers, None);
         assert!(!run.numbers.is_solved(), "the budget must end the search");
         run
     }

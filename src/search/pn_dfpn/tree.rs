@@ -1,10 +1,11 @@
 //! The root tree's storage: an arena of 32-byte nodes linked first-child/next-sibling, with
 //! real and virtual numbers, and a free list of the slots of freed subtrees.
 
+use crate::db::campaign::{KeptNode, NO_NODE};
 use crate::search::numbers::{add, Numbers, INFINITY};
 
-/// "No node" in the first-child and next-sibling links.
-pub(super) const NONE: u32 = u32::MAX;
+/// "No node" in the first-child and next-sibling links (as in a kept tree).
+pub(super) const NONE: u32 = NO_NODE;
 
 /// A tree node: 32 bytes (checked at compile time).
 #[derive(Clone, Copy, Debug)]
@@ -62,6 +63,53 @@ impl Tree {
         }
     }
 
+    /// The tree `kept` describes (dense ids, root first, as
+    /// [`crate::db::Database::kept_tree`] gives it), with nothing in flight, holding at most
+    /// `bytes` (a larger kept tree is taken whole, and grows no further).
+    pub(super) fn from_kept(kept: &[KeptNode], bytes: u64) -> Tree {
+        let nodes: Vec<Node> = kept
+            .iter()
+            .map(|k| {
+                let numbers = Numbers {
+                    phi: k.phi,
+                    delta: k.delta,
+                };
+                Node {
+                    first_child: k.first_child,
+                    next_sibling: k.next_sibling,
+                    real: numbers,
+                    virt: numbers,
+                    work: k.work,
+                    in_flight: 0,
+                    square: k.square,
+                    _pad: 0,
+                }
+            })
+            .collect();
+        let live = nodes.len() as u64;
+        Tree {
+            nodes,
+            free: Vec::new(),
+            live,
+            peak: live,
+            capacity: (bytes / 32).max(1),
+        }
+    }
+
+    /// Node `id` as kept between runs.
+    pub(super) fn kept(&self, id: u32) -> KeptNode {
+        let node = self.nodes[id as usize];
+        KeptNode {
+            id,
+            first_child: node.first_child,
+            next_sibling: node.next_sibling,
+            phi: node.real.phi,
+            delta: node.real.delta,
+            work: node.work,
+            square: node.square,
+        }
+    }
+
     fn alloc(&mut self, node: Node) -> u32 {
         self.live += 1;
         self.peak = self.peak.max(self.live);
@@ -88,8 +136,9 @@ impl Tree {
         out
     }
 
-    /// Gives the leaf `id` children: (square of the move, numbers) each.
-    pub(super) fn expand(&mut self, id: u32, children: &[(u8, Numbers)]) {
+    /// Gives the leaf `id` children: (square of the move, numbers) each; returns their ids.
+    pub(super) fn expand(&mut self, id: u32, children: &[(u8, Numbers)]) -> Vec<u32> {
+        let mut ids = Vec::with_capacity(children.len());
         let mut previous = NONE;
         for &(square, numbers) in children.iter().rev() {
             previous = self.alloc(Node {
@@ -102,8 +151,10 @@ impl Tree {
                 square,
                 _pad: 0,
             });
+            ids.push(previous);
         }
         self.nodes[id as usize].first_child = previous;
+        ids
     }
 
     /// Frees every node below `id`.

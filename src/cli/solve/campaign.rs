@@ -1,0 +1,149 @@
+//! `uttt campaign run` and `uttt campaign status`: a solve whose PN-DFPN trees the database
+//! keeps, so that it can be stopped at any moment and resumed by the same command, and what
+//! such a campaign has done so far.
+
+use super::options::{open_table, search_options};
+use super::progress::{progress_mode, with_live_line};
+use super::report::{exit_code, number_text, summary_text, SolveJson};
+use crate::cli::args::{CampaignRunArgs, CampaignStatusArgs};
+use crate::cli::{interrupt, EXIT_OK};
+use crate::db::{Database, Source};
+use crate::search::campaign::{campaign_status, CampaignStatus, QuestionStatus};
+use crate::search::{Engine, Solver, StorePolicy};
+use anyhow::Context;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Write;
+
+/// Trend samples shown in the text status (the JSON has all of them).
+const TREND_SHOWN: usize = 6;
+
+/// The JSON object of `uttt campaign run`: the solve's, with the campaign's status after it.
+#[derive(Serialize)]
+struct CampaignRunJson<'a> {
+    #[serde(flatten)]
+    solve: SolveJson<'a>,
+    campaign: Option<&'a CampaignStatus>,
+}
+
+/// Runs (or resumes) the campaign the arguments name; returns the exit code.
+pub fn run(args: &CampaignRunArgs) -> anyhow::Result<i32> {
+    let stop = interrupt::stop_flag();
+    let pos = args.position.resolve()?;
+    let Some(db_path) = &args.search.db else {
+        anyhow::bail!("campaign run needs --db PATH: the database that keeps the campaign");
+    };
+    let options = search_options(&args.search, None)?;
+    if options.engine != Engine::PnDfpn {
+        anyhow::bail!(
+            "a campaign runs the pn-dfpn engine, whose tree it keeps (not --engine {})",
+            options.engine.name()
+        );
+    }
+    let database = Database::open(db_path)?;
+    // A file that cannot hold the campaign is refused before any search.
+    database.campaign(&pos)?;
+    let mut table = open_table(&args.search)?;
+    let policy = StorePolicy {
+        min_work: args.search.db_min_work,
+        source: Source::Campaign,
+    };
+    let report = with_live_line(progress_mode(&args.search), &table, |live| {
+        Solver::new(&options, &table)
+            .stopped_by(stop)
+            .watched_by(live)
+            .with_database(&database, policy)
+            .as_campaign()
+            .solve(&pos)
+    });
+    table.flush(true)?;
+    let status = campaign_status(&database, &pos)?;
+    let text = if args.search.json {
+        let json = CampaignRunJson {
+            solve: SolveJson::of(&report),
+            campaign: status.as_ref(),
+        };
+        serde_json::to_string(&json)? + "\n"
+    } else {
+        summary_text(&report) + &status.as_ref().map_or_else(String::new, status_text)
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    if let Some(error) = report.database.as_ref().and_then(|d| d.error.as_ref()) {
+        anyhow::bail!("the campaign's database failed: {error}");
+    }
+    Ok(interrupt::exit_code().unwrap_or_else(|| exit_code(report.verdict)))
+}
+
+/// Prints where the campaign the arguments name stands; returns the exit code.
+pub fn status(args: &CampaignStatusArgs) -> anyhow::Result<i32> {
+    let pos = args.position.resolve()?;
+    let database = Database::open_existing(&args.db)?;
+    let status = campaign_status(&database, &pos)?
+        .with_context(|| format!("no campaign on {pos} in {}", args.db.display()))?;
+    let text = if args.json {
+        serde_json::to_string(&status)? + "\n"
+    } else {
+        status_text(&status)
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+/// The campaign's status in words: its position, then each question.
+fn status_text(status: &CampaignStatus) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "campaign   {}", status.position);
+    for question in &status.questions {
+        out += &question_text(question);
+    }
+    out
+}
+
+fn question_text(q: &QuestionStatus) -> String {
+    let mut out = String::new();
+    let answer = match q.answer {
+        Some(true) => "yes (proved)",
+        Some(false) => "no (disproved)",
+        None if q.totals.runs == 0 => "not searched",
+        None => "open",
+    };
+    let _ = writeln!(out, "question   does {} win? {answer}", q.attacker);
+    if let Some(root) = q.root {
+        let _ = writeln!(
+            out,
+            "  tree     root φ={} δ={}, {} nodes, depth {}, {} open leaves",
+            number_text(root.phi),
+            number_text(root.delta),
+            q.tree_nodes,
+            q.depth,
+            q.open_leaves
+        );
+    }
+    if q.totals.runs > 0 {
+        let _ = writeln!(
+            out,
+            "  work     {} run{}, {} jobs, {} nodes, {:.1} s",
+            q.totals.runs,
+            if q.totals.runs == 1 { "" } else { "s" },
+            q.totals.jobs,
+            q.totals.nodes,
+            q.totals.seconds
+        );
+    }
+    let shown = &q.trend[q.trend.len().saturating_sub(TREND_SHOWN)..];
+    if !shown.is_empty() {
+        let samples: Vec<String> = shown
+            .iter()
+            .map(|s| {
+                format!(
+                    "{:.0} s φ={} δ={}",
+                    s.seconds,
+                    number_text(s.phi),
+                    number_text(s.delta)
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "  trend    {}", samples.join("; "));
+    }
+    out
+}

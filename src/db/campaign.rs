@@ -1,0 +1,373 @@
+//! Campaigns in the database: the root proof-number tree of each question of a long solve,
+//! kept node by node, so that a campaign stopped at any moment (Ctrl-C, `kill -9`, a power cut)
+//! resumes from the last job it merged; with the totals of its work and the trend of its
+//! root's numbers.
+//!
+//! Each merged job is one transaction (its changed nodes, the facts it settled, the totals), so
+//! the file always holds a tree as it stood after some whole number of jobs: an interrupted
+//! campaign loses at most the jobs in flight (and, after a power cut, the last transactions
+//! the operating system had not yet written: SQLite's write-ahead log at `synchronous =
+//! NORMAL` keeps the file consistent, not every last commit).
+
+use super::{clamp, key, Database, DbError, Fact, Stored};
+use crate::game::{Player, Position};
+use rusqlite::{params, OptionalExtension};
+use serde::Serialize;
+
+/// The campaign tables, created with the facts table or added to a version-1 file.
+pub(super) const SCHEMA: &str = "
+    CREATE TABLE IF NOT EXISTS campaigns (
+        id INTEGER PRIMARY KEY,
+        position BLOB NOT NULL UNIQUE,
+        notation TEXT NOT NULL,
+        created INTEGER NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS campaign_totals (
+        campaign INTEGER NOT NULL REFERENCES campaigns (id),
+        attacker TEXT NOT NULL CHECK (attacker IN ('X', 'O')),
+        runs INTEGER NOT NULL,
+        jobs INTEGER NOT NULL,
+        nodes INTEGER NOT NULL,
+        seconds REAL NOT NULL,
+        PRIMARY KEY (campaign, attacker)
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS campaign_nodes (
+        campaign INTEGER NOT NULL REFERENCES campaigns (id),
+        attacker TEXT NOT NULL CHECK (attacker IN ('X', 'O')),
+        id INTEGER NOT NULL,
+        first_child INTEGER NOT NULL,
+        next_sibling INTEGER NOT NULL,
+        phi INTEGER NOT NULL,
+        delta INTEGER NOT NULL,
+        work INTEGER NOT NULL,
+        square INTEGER NOT NULL,
+        PRIMARY KEY (campaign, attacker, id)
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS campaign_trend (
+        campaign INTEGER NOT NULL REFERENCES campaigns (id),
+        attacker TEXT NOT NULL CHECK (attacker IN ('X', 'O')),
+        seconds REAL NOT NULL,
+        nodes INTEGER NOT NULL,
+        phi INTEGER NOT NULL,
+        delta INTEGER NOT NULL
+    );";
+
+/// "No node" in a kept node's links.
+pub const NO_NODE: u32 = u32::MAX;
+
+/// A campaign: a position (in its canonical orientation, see [`key`]) whose root trees the
+/// database keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CampaignId(i64);
+
+/// One question of a campaign: "does `attacker` win at its position?".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Question {
+    /// The campaign.
+    pub campaign: CampaignId,
+    /// The question's player.
+    pub attacker: Player,
+}
+
+/// A node of a campaign's root tree as kept: ids are dense from 0 (the root), children are
+/// linked first-child/next-sibling, and a node's position is its root's after the squares of
+/// the moves on its path. Numbers are for the side to move at the node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct KeptNode {
+    /// The node's id.
+    pub id: u32,
+    /// Its first child, or [`NO_NODE`].
+    pub first_child: u32,
+    /// The next child of its parent, or [`NO_NODE`].
+    pub next_sibling: u32,
+    /// Proof number.
+    pub phi: u32,
+    /// Disproof number.
+    pub delta: u32,
+    /// Job work (MID calls) at or below the node, saturating.
+    pub work: u32,
+    /// The square of the move from its parent (0 for the root).
+    pub square: u8,
+}
+
+/// A question's work over every run of its campaign.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Totals {
+    /// Runs that searched it.
+    pub runs: u64,
+    /// Jobs merged.
+    pub jobs: u64,
+    /// MID calls of the merged jobs.
+    pub nodes: u64,
+    /// Wall-clock seconds spent searching it.
+    pub seconds: f64,
+}
+
+/// The root's numbers at one moment of a question's search.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct TrendSample {
+    /// The question's search time so far, over every run.
+    pub seconds: f64,
+    /// Its MID calls so far.
+    pub nodes: u64,
+    /// The root's proof number.
+    pub phi: u32,
+    /// The root's disproof number.
+    pub delta: u32,
+}
+
+/// What merging some jobs changed, to keep in one transaction.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress<'a> {
+    /// The tree's nodes that changed or are new.
+    pub nodes: &'a [KeptNode],
+    /// Facts the jobs settled (solved leaves).
+    pub facts: &'a [Fact],
+    /// Jobs merged.
+    pub jobs: u64,
+    /// Their MID calls.
+    pub work: u64,
+    /// Wall-clock seconds since the last record.
+    pub seconds: f64,
+    /// A sample of the root's numbers for the trend, when one is due.
+    pub sample: Option<TrendSample>,
+}
+
+fn letter(attacker: Player) -> String {
+    attacker.letter().to_string()
+}
+
+impl Database {
+    /// The campaign on `pos` (or any of its symmetric images), created if there is none.
+    pub fn campaign(&self, pos: &Position) -> Result<CampaignId, DbError> {
+        if let Some(id) = self.find_campaign(pos)? {
+            return Ok(id);
+        }
+        let (key, image, _) = key::canonical(pos);
+        let created = super::now_seconds();
+        let conn = self.connection();
+        conn.execute(
+            "INSERT OR IGNORE INTO campaigns (position, notation, created) VALUES (?1, ?2, ?3)",
+            params![&key[..], image.to_string(), clamp(created)],
+        )
+        .map_err(|e| self.query_error(e))?;
+        conn.query_row(
+            "SELECT id FROM campaigns WHERE position = ?1",
+            params![&key[..]],
+            |row| row.get(0),
+        )
+        .map(CampaignId)
+        .map_err(|e| self.query_error(e))
+    }
+
+    /// The campaign on `pos` (or any of its symmetric images), if one was started.
+    pub fn find_campaign(&self, pos: &Position) -> Result<Option<CampaignId>, DbError> {
+        let (key, _, _) = key::canonical(pos);
+        self.connection()
+            .query_row(
+                "SELECT id FROM campaigns WHERE position = ?1",
+                params![&key[..]],
+                |row| row.get(0),
+            )
+            .optional()
+            .map(|id| id.map(CampaignId))
+            .map_err(|e| self.query_error(e))
+    }
+
+    /// The root tree kept for `question`, root first, in id order; empty when none was kept.
+    /// A tree whose ids or links are out of order is refused as damaged.
+    pub fn kept_tree(&self, question: Question) -> Result<Vec<KeptNode>, DbError> {
+        let conn = self.connection();
+        let mut statement = conn
+            .prepare_cached(
+                "SELECT id, first_child, next_sibling, phi, delta, work, square
+                 FROM campaign_nodes WHERE campaign = ?1 AND attacker = ?2 ORDER BY id",
+            )
+            .map_err(|e| self.query_error(e))?;
+        let rows = statement
+            .query_map(
+                params![question.campaign.0, letter(question.attacker)],
+                |row| {
+                    let mut values = [0i64; 7];
+                    for (i, value) in values.iter_mut().enumerate() {
+                        *value = row.get(i)?;
+                    }
+                    Ok(values)
+                },
+            )
+            .map_err(|e| self.query_error(e))?;
+        let mut nodes = Vec::new();
+        for row in rows {
+            let values = row.map_err(|e| self.query_error(e))?;
+            let node = kept_node(&values).ok_or_else(|| self.damaged_tree(&values))?;
+            if node.id as usize != nodes.len() {
+                return Err(self.damaged_tree(&values));
+            }
+            nodes.push(node);
+        }
+        let count = nodes.len() as u64;
+        let linked = |link: u32| link == NO_NODE || u64::from(link) < count;
+        if let Some(bad) = nodes
+            .iter()
+            .find(|n| !linked(n.first_child) || !linked(n.next_sibling))
+        {
+            let n = bad;
+            return Err(self.damaged_tree(&[
+                n.id.into(),
+                n.first_child.into(),
+                n.next_sibling.into(),
+                n.phi.into(),
+                n.delta.into(),
+                n.work.into(),
+                n.square.into(),
+            ]));
+        }
+        Ok(nodes)
+    }
+
+    fn damaged_tree(&self, values: &[i64]) -> DbError {
+        DbError::NotADatabase {
+            path: self.path.clone(),
+            problem: format!("a damaged campaign tree (node {values:?})"),
+        }
+    }
+
+    /// Counts one more run of `question` (creating its totals).
+    pub fn begin_run(&self, question: Question) -> Result<(), DbError> {
+        self.connection()
+            .execute(
+                "INSERT INTO campaign_totals (campaign, attacker, runs, jobs, nodes, seconds)
+                 VALUES (?1, ?2, 1, 0, 0, 0)
+                 ON CONFLICT (campaign, attacker) DO UPDATE SET runs = runs + 1",
+                params![question.campaign.0, letter(question.attacker)],
+            )
+            .map(|_| ())
+            .map_err(|e| self.query_error(e))
+    }
+
+    /// Keeps `progress` of `question` in one transaction: all of it or, after an error, none.
+    pub fn record(&self, question: Question, progress: &Progress) -> Result<Stored, DbError> {
+        let (campaign, attacker) = (question.campaign.0, letter(question.attacker));
+        let mut conn = self.connection();
+        let transaction = conn.transaction().map_err(|e| self.query_error(e))?;
+        let stored = self.store_in(&transaction, progress.facts)?;
+        let query = |e| self.query_error(e);
+        {
+            let mut put = transaction
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO campaign_nodes
+                     (campaign, attacker, id, first_child, next_sibling, phi, delta, work, square)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )
+                .map_err(query)?;
+            for n in progress.nodes {
+                put.execute(params![
+                    campaign,
+                    attacker,
+                    n.id,
+                    n.first_child,
+                    n.next_sibling,
+                    n.phi,
+                    n.delta,
+                    n.work,
+                    n.square
+                ])
+                .map_err(query)?;
+            }
+        }
+        transaction
+            .execute(
+                "INSERT INTO campaign_totals (campaign, attacker, runs, jobs, nodes, seconds)
+                 VALUES (?1, ?2, 1, ?3, ?4, ?5)
+                 ON CONFLICT (campaign, attacker) DO UPDATE SET jobs = jobs + ?3,
+                     nodes = nodes + ?4, seconds = seconds + ?5",
+                params![
+                    campaign,
+                    attacker,
+                    clamp(progress.jobs),
+                    clamp(progress.work),
+                    progress.seconds
+                ],
+            )
+            .map_err(query)?;
+        if let Some(sample) = progress.sample {
+            transaction
+                .execute(
+                    "INSERT INTO campaign_trend (campaign, attacker, seconds, nodes, phi, delta)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![
+                        campaign,
+                        attacker,
+                        sample.seconds,
+                        clamp(sample.nodes),
+                        sample.phi,
+                        sample.delta
+                    ],
+                )
+                .map_err(query)?;
+        }
+        transaction.commit().map_err(query)?;
+        Ok(stored)
+    }
+
+    /// `question`'s totals over every run (zero when it was never searched).
+    pub fn totals(&self, question: Question) -> Result<Totals, DbError> {
+        self.connection()
+            .query_row(
+                "SELECT runs, jobs, nodes, seconds FROM campaign_totals
+                 WHERE campaign = ?1 AND attacker = ?2",
+                params![question.campaign.0, letter(question.attacker)],
+                |row| {
+                    Ok(Totals {
+                        runs: row.get::<_, i64>(0)?.max(0) as u64,
+                        jobs: row.get::<_, i64>(1)?.max(0) as u64,
+                        nodes: row.get::<_, i64>(2)?.max(0) as u64,
+                        seconds: row.get(3)?,
+                    })
+                },
+            )
+            .optional()
+            .map(Option::unwrap_or_default)
+            .map_err(|e| self.query_error(e))
+    }
+
+    /// `question`'s trend samples, oldest first.
+    pub fn trend(&self, question: Question) -> Result<Vec<TrendSample>, DbError> {
+        let conn = self.connection();
+        let mut statement = conn
+            .prepare_cached(
+                "SELECT seconds, nodes, phi, delta FROM campaign_trend
+                 WHERE campaign = ?1 AND attacker = ?2 ORDER BY seconds",
+            )
+            .map_err(|e| self.query_error(e))?;
+        let rows = statement
+            .query_map(
+                params![question.campaign.0, letter(question.attacker)],
+                |row| {
+                    Ok(TrendSample {
+                        seconds: row.get(0)?,
+                        nodes: row.get::<_, i64>(1)?.max(0) as u64,
+                        phi: row.get(2)?,
+                        delta: row.get(3)?,
+                    })
+                },
+            )
+            .map_err(|e| self.query_error(e))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(|e| self.query_error(e))
+    }
+}
+
+/// A kept node from its row's values, if every value is in range.
+fn kept_node(values: &[i64; 7]) -> Option<KeptNode> {
+    let small = |v: i64| u32::try_from(v).ok();
+    Some(KeptNode {
+        id: small(values[0]).filter(|&id| id != NO_NODE)?,
+        first_child: small(values[1])?,
+        next_sibling: small(values[2])?,
+        phi: small(values[3])?,
+        delta: small(values[4])?,
+        work: small(values[5])?,
+        square: u8::try_from(values[6]).ok().filter(|&s| s < 81)?,
+    })
+}

@@ -1,0 +1,119 @@
+//! Where a campaign stands (`uttt campaign status`): for each question, its stored answer,
+//! its kept tree's root numbers, size, depth and open leaves, the work spent over every run,
+//! and the trend of the root's numbers. A campaign runs as a [`super::Solver`] made with
+//! [`super::Solver::as_campaign`].
+
+use super::numbers::Numbers;
+use crate::db::campaign::{KeptNode, Question, Totals, TrendSample, NO_NODE};
+use crate::db::key::canonical;
+use crate::db::{Database, DbError};
+use crate::game::{Player, Position};
+use serde::Serialize;
+
+/// A campaign's state, read from the database.
+#[derive(Clone, Debug, Serialize)]
+pub struct CampaignStatus {
+    /// The campaign's position, in the canonical orientation its trees are kept in.
+    pub position: Position,
+    /// Each question, the side to move's first.
+    pub questions: Vec<QuestionStatus>,
+}
+
+/// One question of a campaign: "does `attacker` win?".
+#[derive(Clone, Debug, Serialize)]
+pub struct QuestionStatus {
+    /// The question's player.
+    pub attacker: Player,
+    /// The stored answer (the attacker wins or not), when it is settled.
+    pub answer: Option<bool>,
+    /// The kept tree's root numbers (for the side to move), if a tree is kept.
+    pub root: Option<Numbers>,
+    /// Nodes of the kept tree.
+    pub tree_nodes: u64,
+    /// Its depth in plies below the root.
+    pub depth: u32,
+    /// Unsolved leaves not below a solved node: where the search may go next.
+    pub open_leaves: u64,
+    /// Work over every run.
+    pub totals: Totals,
+    /// The root's numbers over the question's search time, oldest first.
+    pub trend: Vec<TrendSample>,
+}
+
+/// The campaign on `pos` (or a symmetric image of it), if one was started.
+pub fn campaign_status(
+    database: &Database,
+    pos: &Position,
+) -> Result<Option<CampaignStatus>, DbError> {
+    let Some(campaign) = database.find_campaign(pos)? else {
+        return Ok(None);
+    };
+    let (_, image, _) = canonical(pos);
+    let known = database.lookup(&image)?;
+    let side = image.side_to_move();
+    let mut questions = Vec::new();
+    for attacker in [side, side.opponent()] {
+        let question = Question { campaign, attacker };
+        let tree = database.kept_tree(question)?;
+        let shape = TreeShape::of(&tree);
+        questions.push(QuestionStatus {
+            attacker,
+            answer: known.of(attacker).map(|answer| answer.wins),
+            root: tree.first().map(|root| Numbers {
+                phi: root.phi,
+                delta: root.delta,
+            }),
+            tree_nodes: tree.len() as u64,
+            depth: shape.depth,
+            open_leaves: shape.open_leaves,
+            totals: database.totals(question)?,
+            trend: database.trend(question)?,
+        });
+    }
+    Ok(Some(CampaignStatus {
+        position: image,
+        questions,
+    }))
+}
+
+/// The depth and open leaves of a kept tree.
+struct TreeShape {
+    depth: u32,
+    open_leaves: u64,
+}
+
+impl TreeShape {
+    fn of(tree: &[KeptNode]) -> TreeShape {
+        let mut shape = TreeShape {
+            depth: 0,
+            open_leaves: 0,
+        };
+        if tree.is_empty() {
+            return shape;
+        }
+        // (node, depth, whether every node above is unsolved). A tree visits each node once:
+        // a damaged file whose links loop ends the walk after as many visits as nodes.
+        let mut stack = vec![(0u32, 0u32, true)];
+        let mut visits = 0usize;
+        while let Some((id, depth, open_path)) = stack.pop() {
+            visits += 1;
+            if visits > tree.len() {
+                break;
+            }
+            let node = tree[id as usize];
+            shape.depth = shape.depth.max(depth);
+            let open = open_path && node.phi != 0 && node.delta != 0;
+            if node.first_child == NO_NODE {
+                shape.open_leaves += u64::from(open);
+            }
+            let mut child = node.first_child;
+            let mut siblings = 0usize;
+            while child != NO_NODE && siblings < tree.len() {
+                stack.push((child, depth + 1, open));
+                child = tree[child as usize].next_sibling;
+                siblings += 1;
+            }
+        }
+        shape
+    }
+}
