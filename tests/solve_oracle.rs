@@ -373,3 +373,128 @@ fn every_engine_with_a_database_agrees_with_the_oracle_from_any_image() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A campaign stopped by a small node limit again and again, each run on a fresh table (so
+/// that only the database carries its work over), settles every position at the oracle's
+/// value with a best move that keeps it; with one and two workers and a tiny table. Then the
+/// campaign answers any symmetric image of the position from the database.
+#[test]
+fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
+    use uttt::db::{Database, Source};
+    use uttt::search::StorePolicy;
+    let positions = common::playout_positions(60, 7_2027);
+    let dir = common::temp_dir("campaign-oracle");
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let resumed = std::sync::atomic::AtomicUsize::new(0);
+    common::parallel_rows(&positions, |p| {
+        let expected = common::oracle::oracle_value(p);
+        let pos = parse_position(p).unwrap();
+        for (threads, table_bytes) in [(1, 16 << 20), (2, 16 << 20), (2, 64 << 10)] {
+            let path = dir.join(format!(
+                "{}.db",
+                next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            ));
+            let database = Database::open(&path).unwrap();
+            let policy = StorePolicy {
+                min_work: 0,
+                source: Source::Campaign,
+            };
+            let options = SolveOptions {
+                engine: Engine::PnDfpn,
+                threads,
+                job_work: 50,
+                split_threshold: 100,
+                node_limit: Some(150),
+                ..SolveOptions::default()
+            };
+            let mut runs = 0;
+            let report = loop {
+                runs += 1;
+                assert!(runs <= 2_000, "{p}: no answer after {runs} runs");
+                let table = Table::new(table_bytes).unwrap();
+                let report = Solver::new(&options, &table)
+                    .with_database(&database, policy)
+                    .as_campaign()
+                    .solve(&pos);
+                assert_eq!(report.database.as_ref().unwrap().error, None, "{p}");
+                if report.verdict != Verdict::Unknown {
+                    break report;
+                }
+            };
+            if runs > 1 {
+                resumed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            let context = format!("{p}: {threads} threads, table {table_bytes}, {runs} runs");
+            assert_eq!(reference_form(report.verdict), expected, "{context}");
+            check_best_move(&pos, report.best_move, &expected);
+            let image = pos.transform(5);
+            let table = Table::new(1 << 20).unwrap();
+            let again = Solver::new(&options, &table)
+                .with_database(&database, policy)
+                .as_campaign()
+                .solve(&image);
+            assert_eq!(reference_form(again.verdict), expected, "image: {context}");
+            check_best_move(&image, again.best_move, &expected);
+        }
+    });
+    let resumed = resumed.into_inner();
+    // 180 campaigns in all; most of these late positions take a few hundred MID calls.
+    assert!(
+        resumed >= 45,
+        "only {resumed} campaigns needed more than one run: the limit is too large to test resuming"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// PN-DFPN with a database answers tree leaves from it: after every child of a position is
+/// solved into the database, a solve of the position on a fresh table takes leaves from the
+/// database (so their stored answers, read in the tree's terms, decide its value) and still
+/// gives the oracle's value and a move that keeps it.
+#[test]
+fn leaves_answered_by_the_database_give_the_oracle_value() {
+    use uttt::db::{Database, Source};
+    use uttt::search::StorePolicy;
+    let positions = common::playout_positions(40, 99);
+    let dir = common::temp_dir("db-leaves");
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let leaves = std::sync::atomic::AtomicU64::new(0);
+    let policy = StorePolicy {
+        min_work: 0,
+        source: Source::Solve,
+    };
+    common::parallel_rows(&positions, |p| {
+        let expected = common::oracle::oracle_value(p);
+        let pos = parse_position(p).unwrap();
+        let path = dir.join(format!(
+            "{}.db",
+            next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        let database = Database::open(&path).unwrap();
+        let options = SolveOptions {
+            engine: Engine::PnDfpn,
+            threads: 2,
+            job_work: 300,
+            split_threshold: 200,
+            ..SolveOptions::default()
+        };
+        for mv in pos.legal_moves() {
+            let table = Table::new(1 << 20).unwrap();
+            Solver::new(&options, &table)
+                .with_database(&database, policy)
+                .solve(&pos.play(mv));
+        }
+        let table = Table::new(1 << 20).unwrap();
+        let report = Solver::new(&options, &table)
+            .with_database(&database, policy)
+            .solve(&pos);
+        assert_eq!(reference_form(report.verdict), expected, "{p}");
+        check_best_move(&pos, report.best_move, &expected);
+        let used = report.database.unwrap();
+        leaves.fetch_add(used.leaves, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert!(
+        leaves.into_inner() >= positions.len() as u64,
+        "the database answered too few leaves to test them"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
