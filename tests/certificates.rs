@@ -3,7 +3,7 @@
 mod common;
 use std::sync::atomic::AtomicBool;
 use uttt::certificate::{
-    leaf, read_blocks, verify_block, write_block, Block, Claim, ClaimKind, Failure,
+    leaf, read_blocks, verify_block, verify_blocks, write_block, Block, Claim, ClaimKind, Failure,
 };
 use uttt::game::{format_position, parse_position, Outcome, Player, Position};
 use uttt::search::{certify, Engine, SolveOptions, Solver, Table, Verdict};
@@ -252,4 +252,222 @@ fn leaves_meet_claims_exactly_when_the_oracle_says_so() {
     });
     let fired = fired.into_inner().unwrap();
     assert!(fired.iter().all(|&n| n > 50), "{fired:?}");
+}
+
+// ---- Version 2: a campaign's certificate, whose top block refers to later blocks ----
+
+/// Runs a campaign on `pos` (a fresh database in `dir`, small jobs so that the kept tree has
+/// solved leaves to refer to) until settled, and writes its version-2 certificate.
+fn campaign_certificate(
+    pos: &Position,
+    dir: &std::path::Path,
+    name: &str,
+) -> (Verdict, Vec<Block>) {
+    use uttt::db::{Database, Source};
+    use uttt::search::campaign::settled_campaign;
+    use uttt::search::certify::certify_campaign;
+    use uttt::search::StorePolicy;
+    let database = Database::open(&dir.join(format!("{name}.db"))).unwrap();
+    let options = SolveOptions {
+        engine: Engine::PnDfpn,
+        threads: 2,
+        job_work: 300,
+        split_threshold: 200,
+        ..SolveOptions::default()
+    };
+    let policy = StorePolicy {
+        min_work: 0,
+        source: Source::Campaign,
+    };
+    let table = Table::new(16 << 20).unwrap();
+    let report = Solver::new(&options, &table)
+        .with_database(&database, policy)
+        .as_campaign()
+        .solve(pos);
+    assert!(report.verdict.is_answered(), "{pos}");
+    if report.searches.is_empty() {
+        // Settled by the rules alone: no campaign is kept, and a plain certificate serves
+        // (its blocks are version-2 blocks that refer to nothing).
+        let stop = AtomicBool::new(false);
+        let mut blocks = certify(pos, report.verdict, &table, 0.25, &stop)
+            .unwrap()
+            .blocks;
+        for block in &mut blocks {
+            block.version = 2;
+        }
+        return (report.verdict, blocks);
+    }
+    let settled = settled_campaign(&database, pos).unwrap().expect("settled");
+    let stop = AtomicBool::new(false);
+    // A fresh table: the pieces must be solved again.
+    let table = Table::new(16 << 20).unwrap();
+    let certificate = certify_campaign(
+        &settled.position,
+        settled.verdict,
+        &settled.trees,
+        &table,
+        0.25,
+        &stop,
+    )
+    .unwrap_or_else(|e| panic!("{pos}: {e}"));
+    (settled.verdict, certificate.blocks)
+}
+
+/// The value (`X`, `O`, `draw`) a file's verified top blocks prove, or the first failure.
+fn proven_value_v2(bytes: &[u8]) -> Result<String, String> {
+    let blocks = read_blocks(&mut &bytes[..]).map_err(|e| e.to_string())?;
+    let (results, referenced) = verify_blocks(&blocks);
+    if let Some((i, Err(failure))) = results.iter().enumerate().find(|(_, r)| r.is_err()) {
+        return Err(format!("block {}: {failure}", i + 1));
+    }
+    let tops: Vec<&Block> = blocks
+        .iter()
+        .zip(&referenced)
+        .filter(|(_, r)| !**r)
+        .map(|(b, _)| b)
+        .collect();
+    match tops.as_slice() {
+        [one] if one.claim.kind == ClaimKind::Wins => Ok(one.claim.prover.letter().to_string()),
+        [a, b] if a.claim.kind == ClaimKind::Holds && b.claim.kind == ClaimKind::Holds => {
+            Ok("draw".into())
+        }
+        _ => Err(format!("{} top blocks", tops.len())),
+    }
+}
+
+/// Line 67 of `positions/midgame.txt`: an O win that takes some 100,000 MID calls.
+const O_WIN: &str = "X;O.O...O..;X..OOO..O/X.XX...X./O...O.X.O/XO..X..O./..XXO.X../.O...X.../OOO...XO./X.O...X../.OX.....X";
+
+#[test]
+fn campaign_certificates_verify_and_prove_the_oracle_value() {
+    let dir = common::temp_dir("cert-v2");
+    let positions = common::playout_positions(30, 515);
+    common::parallel_rows(&positions, |p| {
+        let pos = parse_position(p).unwrap();
+        let name = format!("{:x}", pos.hash());
+        let (_, blocks) = campaign_certificate(&pos, &dir, &name);
+        assert!(blocks.iter().all(|b| b.version == 2));
+        let expected = common::oracle::oracle_value(p);
+        // The certificate is about the campaign's canonical image, which has the same value.
+        assert_eq!(
+            proven_value_v2(&file_bytes(&blocks)),
+            Ok(expected.to_string()),
+            "{p}"
+        );
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn tampered_references_are_refused_with_the_reason() {
+    let dir = common::temp_dir("cert-v2-tamper");
+    let pos = parse_position(O_WIN).unwrap();
+    let (verdict, blocks) = campaign_certificate(&pos, &dir, "o-win");
+    assert_eq!(verdict, Verdict::Wins(Player::O));
+    assert!(
+        blocks.len() > 2,
+        "the top block refers to pieces: {}",
+        blocks.len()
+    );
+    assert_eq!(proven_value_v2(&file_bytes(&blocks)), Ok("O".into()));
+    let (results, referenced) = verify_blocks(&blocks);
+    assert!(results.iter().all(Result::is_ok));
+    assert!(!referenced[0] && referenced[1..].iter().any(|&r| r));
+    // The top block alone (as a file of one block) refers to nothing and fails.
+    assert!(verify_block(&blocks[0]).is_err());
+
+    // A referenced block tampered with: it fails, and so does the block referring to it.
+    let target = (1..blocks.len()).find(|&i| referenced[i]).unwrap();
+    let mut bad = blocks.clone();
+    let last = bad[target].moves.len() - 1;
+    let repeated = bad[target].moves[last];
+    bad[target].moves.push(repeated);
+    let (results, _) = verify_blocks(&bad);
+    assert!(results[target].is_err());
+    match &results[0] {
+        Err(Failure::ReferenceFails { block, .. }) => assert_eq!(*block, target + 1),
+        other => panic!("{other:?}"),
+    }
+    assert!(proven_value_v2(&file_bytes(&bad))
+        .unwrap_err()
+        .contains("does not verify"));
+
+    // The pieces moved before the top block: references would point earlier.
+    let mut reordered = blocks[1..].to_vec();
+    reordered.push(blocks[0].clone());
+    let (results, _) = verify_blocks(&reordered);
+    let top = results.last().unwrap();
+    assert!(
+        top.as_ref()
+            .unwrap_err()
+            .to_string()
+            .contains("comes earlier"),
+        "{top:?}"
+    );
+
+    // A piece left out: its position is a leaf of nothing, and the moves run out there.
+    let mut missing = blocks.clone();
+    missing.remove(target);
+    let (results, _) = verify_blocks(&missing);
+    assert!(
+        results[0].is_err(),
+        "a reference to a position not in the file"
+    );
+
+    // A `holds` block standing in for a `wins` leaf.
+    let mut weaker = blocks.clone();
+    for block in &mut weaker[1..] {
+        block.claim.kind = ClaimKind::Holds;
+    }
+    let (results, _) = verify_blocks(&weaker);
+    let error = results[0].as_ref().unwrap_err().to_string();
+    assert!(error.contains("weaker"), "{error}");
+
+    // Another prover's block does not count either.
+    let mut other = blocks.clone();
+    for block in &mut other[1..] {
+        block.claim.prover = Player::X;
+    }
+    assert!(verify_blocks(&other).0[0].is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_version_2_reference_holds_under_every_symmetry() {
+    // O wins at O_WIN with X to move: a top block without moves, each of X's moves leading to
+    // the position of a later block, given as an image under the symmetry.
+    let pos = parse_position(O_WIN).unwrap();
+    let claim = Claim {
+        prover: Player::O,
+        kind: ClaimKind::Wins,
+    };
+    let children: Vec<Position> = pos.legal_moves().into_iter().map(|m| pos.play(m)).collect();
+    for sym in 0..8 {
+        let mut blocks = vec![Block {
+            version: 2,
+            claim,
+            position: pos,
+            moves: Vec::new(),
+        }];
+        for child in &children {
+            let image = child.transform(sym);
+            let (verdict, mut piece, _) = certify_with(&image, &dfpn(), 16 << 20);
+            assert_eq!(verdict, Verdict::Wins(Player::O));
+            piece[0].version = 2;
+            blocks.push(piece.remove(0));
+        }
+        let (results, referenced) = verify_blocks(&blocks);
+        assert!(
+            results.iter().all(Result::is_ok),
+            "symmetry {sym}: {:?}",
+            results.iter().find(|r| r.is_err())
+        );
+        assert!(referenced[1..].iter().all(|&r| r), "symmetry {sym}");
+        // As version 1, the top block may not refer: the moves run out at the first child.
+        blocks[0].version = 1;
+        assert!(matches!(
+            verify_blocks(&blocks).0[0],
+            Err(Failure::MissingBytes { .. })
+        ));
+    }
 }

@@ -426,7 +426,7 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
             }
             let context = format!("{p}: {threads} threads, table {table_bytes}, {runs} runs");
             assert_eq!(reference_form(report.verdict), expected, "{context}");
-            check_best_move(&pos, report.best_move, &expected);
+            check_best_move(&pos, report.best_move, expected);
             let image = pos.transform(5);
             let table = Table::new(1 << 20).unwrap();
             let again = Solver::new(&options, &table)
@@ -434,7 +434,7 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
                 .as_campaign()
                 .solve(&image);
             assert_eq!(reference_form(again.verdict), expected, "image: {context}");
-            check_best_move(&image, again.best_move, &expected);
+            check_best_move(&image, again.best_move, expected);
         }
     });
     let resumed = resumed.into_inner();
@@ -488,7 +488,7 @@ fn leaves_answered_by_the_database_give_the_oracle_value() {
             .with_database(&database, policy)
             .solve(&pos);
         assert_eq!(reference_form(report.verdict), expected, "{p}");
-        check_best_move(&pos, report.best_move, &expected);
+        check_best_move(&pos, report.best_move, expected);
         let used = report.database.unwrap();
         leaves.fetch_add(used.leaves, std::sync::atomic::Ordering::Relaxed);
     });

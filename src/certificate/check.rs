@@ -1,7 +1,7 @@
 //! Checking a certificate file: every block with the verifier, and what the verified blocks
 //! prove together.
 
-use super::{read_blocks, verify_block, Claim, ClaimKind, Failure, FormatError, Verified};
+use super::{read_blocks, verify_blocks, Claim, ClaimKind, Failure, FormatError, Verified};
 use crate::game::{Player, Position};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -90,6 +90,9 @@ pub struct BlockCheck {
     pub position: Position,
     /// What the verifier found.
     pub result: Result<Verified, Failure>,
+    /// Whether a leaf of an earlier block refers to it (version 2): it proves a piece of that
+    /// block's claim rather than a statement of its own.
+    pub referenced: bool,
 }
 
 /// A whole file's check.
@@ -116,10 +119,11 @@ impl FileCheck {
     }
 
     /// What the verified blocks prove, one statement per position (in the order the
-    /// positions first appear).
+    /// positions first appear); the positions of blocks that others refer to are pieces of
+    /// those blocks' proofs, and are not stated.
     pub fn proves(&self) -> Vec<Proven> {
         let mut positions: Vec<Position> = Vec::new();
-        for block in &self.blocks {
+        for block in self.blocks.iter().filter(|b| !b.referenced) {
             if !positions.contains(&block.position) {
                 positions.push(block.position);
             }
@@ -129,7 +133,10 @@ impl FileCheck {
             .filter_map(|pos| {
                 let verified = |kind, prover| {
                     self.blocks.iter().any(|b| {
-                        b.position == *pos && b.result.is_ok() && b.claim == Claim { prover, kind }
+                        b.position == *pos
+                            && !b.referenced
+                            && b.result.is_ok()
+                            && b.claim == Claim { prover, kind }
                     })
                 };
                 let statement = if verified(ClaimKind::Wins, Player::X) {
@@ -169,12 +176,16 @@ pub fn check_file(path: &Path) -> Result<FileCheck, CheckFileError> {
             source,
         }
     })?;
+    let (results, referenced) = verify_blocks(&blocks);
     let blocks = blocks
         .iter()
-        .map(|block| BlockCheck {
+        .zip(results)
+        .zip(referenced)
+        .map(|((block, result), referenced)| BlockCheck {
             claim: block.claim,
             position: block.position,
-            result: verify_block(block),
+            result,
+            referenced,
         })
         .collect();
     Ok(FileCheck {

@@ -5,7 +5,7 @@ use std::fmt;
 use std::io::{BufRead, Read, Write};
 
 /// What a block claims the prover achieves with best play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ClaimKind {
     /// The prover wins.
     Wins,
@@ -14,7 +14,7 @@ pub enum ClaimKind {
 }
 
 /// A block's claim: the prover and what it achieves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Claim {
     /// The player whose strategy the block holds.
     pub prover: Player,
@@ -36,6 +36,9 @@ impl fmt::Display for Claim {
 /// One block: a claim about a position and the prover's moves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Block {
+    /// The format version of its first line: 1, or 2 for a block whose leaves may also be
+    /// the positions of later blocks (see [`crate::certificate`]).
+    pub version: u8,
     /// The claim.
     pub claim: Claim,
     /// The position it is about.
@@ -67,11 +70,15 @@ impl fmt::Display for FormatError {
 
 impl std::error::Error for FormatError {}
 
-const MAGIC: &str = "uttt-certificate 1";
+/// The first line of a block, before its version.
+const MAGIC: &str = "uttt-certificate";
+
+/// The versions this build reads and writes.
+pub const VERSIONS: [u8; 2] = [1, 2];
 
 /// Writes one block.
 pub fn write_block(out: &mut impl Write, block: &Block) -> std::io::Result<()> {
-    writeln!(out, "{MAGIC}")?;
+    writeln!(out, "{MAGIC} {}", block.version)?;
     writeln!(out, "claim {}", block.claim)?;
     writeln!(out, "position {}", block.position)?;
     writeln!(out, "moves {}", block.moves.len())?;
@@ -93,9 +100,17 @@ pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> 
             break;
         };
         line += 1;
-        if magic != MAGIC {
-            return Err(fail(line, format!("expected `{MAGIC}`, found `{magic}`")));
-        }
+        let version = magic
+            .strip_prefix(MAGIC)
+            .and_then(|rest| rest.strip_prefix(' '))
+            .and_then(|v| v.parse::<u8>().ok())
+            .filter(|v| VERSIONS.contains(v))
+            .ok_or_else(|| {
+                fail(
+                    line,
+                    format!("expected `{MAGIC} 1` or `{MAGIC} 2`, found `{magic}`"),
+                )
+            })?;
         let mut field = |name: &str| -> Result<String, FormatError> {
             line += 1;
             let text = read_line(input)
@@ -132,6 +147,7 @@ pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> 
             ));
         }
         blocks.push(Block {
+            version,
             claim,
             position,
             moves,

@@ -1,6 +1,6 @@
-//! Proof certificates (format version 1): a claim about a position and the prover's moves of
-//! a strategy that makes it true, in a fixed traversal order, so that anyone can check the
-//! claim by replaying the game. This module knows only the game core: the search writes
+//! Proof certificates (format versions 1 and 2): a claim about a position and the prover's
+//! moves of a strategy that makes it true, in a fixed traversal order, so that anyone can
+//! check the claim by replaying the game. This module knows only the game core: the search writes
 //! certificates through [`Block`] and [`leaf`], and [`verify_block`] checks them without any
 //! of the search's code, so that a bug in the search cannot hide in the check.
 //!
@@ -26,14 +26,22 @@
 //! ```
 //!
 //! and no bytes may be left over. See [`leaf`] for the leaves.
+//!
+//! Version 2 (first line `uttt-certificate 2`) adds one leaf rule, checked after those of
+//! [`leaf`]: **4.** P is a leaf that meets the claim if, under one of the 8 symmetries of the
+//! board, P equals the position of a block that comes later in the same file, has the same
+//! prover and a claim at least as strong (`wins` meets `wins` and `holds`; `holds` meets only
+//! `holds`), and itself verifies. So a proof found in pieces (a campaign's) is one block for
+//! the top of the tree whose leaves are the positions of later blocks; references point only
+//! later, so they cannot form a cycle. See [`verify_blocks`].
 
 mod check;
 mod format;
 mod verify;
 
 pub use check::{check_file, BlockCheck, CheckFileError, FileCheck, Proven, Statement};
-pub use format::{read_blocks, write_block, Block, Claim, ClaimKind, FormatError};
-pub use verify::{verify_block, Failure, Verified};
+pub use format::{read_blocks, write_block, Block, Claim, ClaimKind, FormatError, VERSIONS};
+pub use verify::{verify_block, verify_blocks, Failure, Verified};
 
 use crate::game::tables::LINES;
 use crate::game::{Outcome, Player, Position};

@@ -53,7 +53,7 @@ pub enum Command {
     /// database (`--db`) as they grow, and the same command resumes after any stop.
     #[command(
         subcommand,
-        after_help = "Examples:\n  uttt campaign run \"X;...;...\" --db solved.db --time-limit 1h\n  uttt campaign status \"X;...;...\" --db solved.db"
+        after_help = "Examples:\n  uttt campaign run \"X;...;...\" --db solved.db --time-limit 1h\n  uttt campaign status \"X;...;...\" --db solved.db\n  uttt campaign certify \"X;...;...\" --db solved.db --certificate proof.cert --verify"
     )]
     Campaign(CampaignCommand),
 }
@@ -67,6 +67,32 @@ pub enum CampaignCommand {
     /// Where the campaign on a position stands: each question's root numbers, tree, work and
     /// trend.
     Status(CampaignStatusArgs),
+    /// Writes a (version 2) proof certificate of a settled campaign's answer: a block for the
+    /// top of its trees, whose leaves refer to blocks of their own.
+    Certify(CampaignCertifyArgs),
+}
+
+/// Options of `uttt campaign certify`.
+#[derive(Args, Debug)]
+pub struct CampaignCertifyArgs {
+    /// The campaign's position (any symmetric image of it).
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// The database the campaign is kept in.
+    #[arg(long, value_name = "PATH")]
+    pub db: PathBuf,
+    /// Where to write the certificate.
+    #[arg(long, value_name = "PATH")]
+    pub certificate: PathBuf,
+    /// Check the certificate with the independent verifier after writing it.
+    #[arg(long)]
+    pub verify: bool,
+    /// Transposition table size for the pieces solved again.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    pub table_mem: u64,
+    /// One JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Options of `uttt campaign run`.

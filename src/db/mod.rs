@@ -540,15 +540,15 @@ fn clamp(n: u64) -> i64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::game::tables::SYMMETRY_COUNT;
 
     /// A fresh path in the temporary directory, removed (with its log files) when dropped.
-    struct TempPath(PathBuf);
+    pub(super) struct TempPath(pub(super) PathBuf);
 
     impl TempPath {
-        fn new(name: &str) -> TempPath {
+        pub(super) fn new(name: &str) -> TempPath {
             let path = std::env::temp_dir().join(format!(
                 "uttt-db-{name}-{}-{:?}.sqlite",
                 std::process::id(),
@@ -576,14 +576,19 @@ mod tests {
 
     /// `ee ea ab`: a position that no symmetry but the identity leaves unchanged (only the
     /// main diagonal's reflection keeps board a and cell a, and it moves cell b).
-    fn position() -> Position {
+    pub(super) fn position() -> Position {
         let moves = [Move::new(4, 4), Move::new(4, 0), Move::new(0, 1)];
         let pos = moves.iter().fold(Position::start(), |p, &m| p.play(m));
         assert!((1..SYMMETRY_COUNT).all(|sym| pos.transform(sym) != pos));
         pos
     }
 
-    fn fact(pos: Position, attacker: Player, wins: bool, best_move: Option<Move>) -> Fact {
+    pub(super) fn fact(
+        pos: Position,
+        attacker: Player,
+        wins: bool,
+        best_move: Option<Move>,
+    ) -> Fact {
         Fact {
             position: pos,
             attacker,

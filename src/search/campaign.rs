@@ -1,9 +1,11 @@
 //! Where a campaign stands (`uttt campaign status`): for each question, its stored answer,
 //! its kept tree's root numbers, size, depth and open leaves, the work spent over every run,
-//! and the trend of the root's numbers. A campaign runs as a [`super::Solver`] made with
-//! [`super::Solver::as_campaign`].
+//! and the trend of the root's numbers; and what a settled campaign's certificate is written
+//! from ([`settled_campaign`], then [`super::certify::certify_campaign`]). A campaign runs as
+//! a [`super::Solver`] made with [`super::Solver::as_campaign`].
 
 use super::numbers::Numbers;
+use super::report::Verdict;
 use crate::db::campaign::{KeptNode, Question, Totals, TrendSample, NO_NODE};
 use crate::db::key::canonical;
 use crate::db::{Database, DbError};
@@ -116,4 +118,48 @@ impl TreeShape {
         }
         shape
     }
+}
+
+/// A campaign's settled answer with what is needed to certify it: its canonical position, the
+/// verdict stored for it, and each question's kept tree.
+pub struct SettledCampaign {
+    /// The campaign's position, in the canonical orientation its trees are kept in.
+    pub position: Position,
+    /// The value stored for it.
+    pub verdict: Verdict,
+    /// Each question's attacker and kept tree (empty where none was kept).
+    pub trees: Vec<(Player, Vec<KeptNode>)>,
+}
+
+/// The campaign on `pos` once it has settled the position's value: `Ok(None)` when there is
+/// no campaign on it, or its value is not yet known.
+pub fn settled_campaign(
+    database: &Database,
+    pos: &Position,
+) -> Result<Option<SettledCampaign>, DbError> {
+    let Some(campaign) = database.find_campaign(pos)? else {
+        return Ok(None);
+    };
+    let (_, image, _) = canonical(pos);
+    let known = database.lookup(&image)?;
+    let side = image.side_to_move();
+    let wins = |player: Player| known.of(player).map(|answer| answer.wins);
+    let verdict = match (wins(side), wins(side.opponent())) {
+        (Some(true), _) => Verdict::Wins(side),
+        (_, Some(true)) => Verdict::Wins(side.opponent()),
+        (Some(false), Some(false)) => Verdict::Draw,
+        _ => return Ok(None),
+    };
+    let mut trees = Vec::new();
+    for attacker in [Player::X, Player::O] {
+        trees.push((
+            attacker,
+            database.kept_tree(Question { campaign, attacker })?,
+        ));
+    }
+    Ok(Some(SettledCampaign {
+        position: image,
+        verdict,
+        trees,
+    }))
 }

@@ -3,10 +3,14 @@
 //! again. Runs only when a certificate is asked for; the search itself never pays for it.
 
 use super::dfpn::{Dfpn, Limits};
+use super::pn_dfpn::seed_table;
 use super::report::Verdict;
 use super::table::Table;
 use crate::certificate::{leaf, Block, Claim, ClaimKind, Visited};
+use crate::db::campaign::{walk_kept_tree, KeptNode, NO_NODE};
+use crate::db::key::{canonical, KEY_BYTES};
 use crate::game::{Move, Player, Position};
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::atomic::AtomicBool;
 
@@ -96,21 +100,12 @@ pub fn certify(
     let blocks = claims
         .into_iter()
         .map(|claim| {
-            // The question whose answer the claim is: the prover's win, or for `holds`
-            // the disproof of the opponent's win.
-            let attacker = match claim.kind {
-                ClaimKind::Wins => claim.prover,
-                ClaimKind::Holds => claim.prover.opponent(),
-            };
-            let mut writer = Writer {
-                claim,
-                searcher: Dfpn::new(table, attacker, epsilon, limits),
-                visited: Visited::default(),
-                moves: Vec::new(),
-            };
+            let attacker = attacker_of(claim);
+            let mut writer = Writer::new(claim, Dfpn::new(table, attacker, epsilon, limits));
             writer.visit(*pos)?;
             research_nodes += writer.searcher.nodes();
             Ok(Block {
+                version: 1,
                 claim,
                 position: *pos,
                 moves: writer.moves,
@@ -123,14 +118,137 @@ pub fn certify(
     })
 }
 
-struct Writer<'a> {
+/// The attacker of the question whose answer `claim` is: the prover's win, or for `holds`
+/// the disproof of the opponent's win.
+fn attacker_of(claim: Claim) -> Player {
+    match claim.kind {
+        ClaimKind::Wins => claim.prover,
+        ClaimKind::Holds => claim.prover.opponent(),
+    }
+}
+
+/// The version-2 certificate of a campaign's `verdict` at `pos` (the campaign's position),
+/// from its kept trees (each question's attacker and nodes): for each claim, one block that
+/// follows the tree of its question, read from `table` seeded with the tree's numbers, whose
+/// leaves at the tree's solved leaves are references (rule 4) to blocks of their own after
+/// the top blocks; each such piece is solved again on `table` (it was settled by jobs whose
+/// tables are gone) and written as a proof that refers in turn to the pieces after it where
+/// it meets them. Pieces that are images of one another share one block. Raising `stop` ends
+/// it with [`CertifyError::Stopped`].
+pub fn certify_campaign(
+    pos: &Position,
+    verdict: Verdict,
+    trees: &[(Player, Vec<KeptNode>)],
+    table: &Table,
+    epsilon: f64,
+    stop: &AtomicBool,
+) -> Result<Certificate, CertifyError> {
+    let limits = Limits::stop_only(stop);
+    let claims = claims_for(verdict);
+    if claims.is_empty() {
+        return Err(CertifyError::Unsettled);
+    }
+    let mut research_nodes = 0;
+    let mut tops = Vec::new();
+    // The pieces the top blocks refer to, by canonical key, in the order first referred to.
+    let mut pieces: Vec<(Claim, Position)> = Vec::new();
+    let mut piece_keys = HashSet::new();
+    for &claim in &claims {
+        let attacker = attacker_of(claim);
+        let kept = trees
+            .iter()
+            .find(|(a, _)| *a == attacker)
+            .map_or(&[][..], |(_, nodes)| &nodes[..]);
+        seed_table(kept, pos, attacker, table);
+        let mut solved_leaves = HashSet::new();
+        walk_kept_tree(kept, pos, |node, leaf| {
+            let side_is_prover = leaf.side_to_move() == claim.prover;
+            let for_prover = if side_is_prover {
+                node.phi == 0
+            } else {
+                node.delta == 0
+            };
+            if node.first_child == NO_NODE && for_prover {
+                solved_leaves.insert(canonical(leaf).0);
+            }
+        });
+        let mut writer = Writer::new(claim, Dfpn::new(table, attacker, epsilon, limits));
+        writer.pieces = Some(&solved_leaves);
+        writer.visit(*pos)?;
+        research_nodes += writer.searcher.nodes();
+        for (key, piece) in writer.referenced {
+            if piece_keys.insert((key, claim)) {
+                pieces.push((claim, piece));
+            }
+        }
+        tops.push(Block {
+            version: 2,
+            claim,
+            position: *pos,
+            moves: writer.moves,
+        });
+    }
+    // Each piece's own block, written last to first: the verifier treats a position of a
+    // later block of the same claim as a leaf (rule 4) wherever it meets one, so the writer
+    // must stop there too, and the later pieces are the ones already written.
+    let mut piece_blocks = Vec::with_capacity(pieces.len());
+    let mut later: Vec<(Claim, HashSet<[u8; KEY_BYTES]>)> =
+        claims.iter().map(|&c| (c, HashSet::new())).collect();
+    for &(claim, piece) in pieces.iter().rev() {
+        let mut searcher = Dfpn::new(table, attacker_of(claim), epsilon, limits);
+        searcher.solve(&piece, u64::MAX);
+        if searcher.was_stopped() {
+            return Err(CertifyError::Stopped);
+        }
+        let stops = later
+            .iter_mut()
+            .find(|(c, _)| *c == claim)
+            .map(|(_, keys)| keys)
+            .expect("every piece has one of the claims");
+        let mut writer = Writer::new(claim, searcher);
+        writer.pieces = Some(stops);
+        writer.visit(piece)?;
+        research_nodes += writer.searcher.nodes();
+        piece_blocks.push(Block {
+            version: 2,
+            claim,
+            position: piece,
+            moves: writer.moves,
+        });
+        stops.insert(canonical(&piece).0);
+    }
+    let mut blocks = tops;
+    blocks.extend(piece_blocks.into_iter().rev());
+    Ok(Certificate {
+        blocks,
+        research_nodes,
+    })
+}
+
+struct Writer<'a, 'p> {
     claim: Claim,
     searcher: Dfpn<'a>,
     visited: Visited,
     moves: Vec<u8>,
+    /// Positions (canonical keys) proved by blocks of their own later in the file: the
+    /// traversal stops there (rule 4 of version 2).
+    pieces: Option<&'p HashSet<[u8; KEY_BYTES]>>,
+    /// The pieces the traversal met, in order: their keys and positions as met.
+    referenced: Vec<([u8; KEY_BYTES], Position)>,
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'a, '_> {
+    fn new(claim: Claim, searcher: Dfpn<'a>) -> Self {
+        Writer {
+            claim,
+            searcher,
+            visited: Visited::default(),
+            moves: Vec::new(),
+            pieces: None,
+            referenced: Vec::new(),
+        }
+    }
+
     /// The traversal of the format, choosing the prover's moves.
     fn visit(&mut self, pos: Position) -> Result<(), CertifyError> {
         if !self.visited.insert(pos) {
@@ -145,6 +263,13 @@ impl Writer<'_> {
                 })
             }
             None => {}
+        }
+        if let Some(pieces) = self.pieces {
+            let key = canonical(&pos).0;
+            if pieces.contains(&key) {
+                self.referenced.push((key, pos));
+                return Ok(());
+            }
         }
         if pos.side_to_move() == self.claim.prover {
             let mv = self.proving_move(&pos)?;

@@ -206,12 +206,46 @@ mod tests {
     }
 
     #[test]
+    fn a_job_with_a_time_budget_ends_when_its_time_is_spent() {
+        let unbounded = Numbers {
+            phi: INFINITY,
+            delta: INFINITY,
+        };
+        let mut job = job_at_the_root(
+            unbounded,
+            WorkBudget {
+                limit: u64::MAX,
+                minimum: 0,
+                time: Some(Duration::from_millis(5)),
+            },
+        );
+        let never = AtomicBool::new(false);
+        let table = Table::new(64 << 20).unwrap();
+        let timed = job.run(&table, Limits::stop_only(&never), None);
+        // Some 100,000 MID calls solve it: 5 ms end the job well before.
+        assert!(!timed.numbers.is_solved(), "{} MID calls", timed.work);
+        assert!(timed.work > 0);
+        assert!(
+            Duration::from_nanos(timed.busy_ns) < Duration::from_secs(2),
+            "{} ns",
+            timed.busy_ns
+        );
+        // Without it the same job runs to the end.
+        job.work.time = None;
+        let table = Table::new(64 << 20).unwrap();
+        let whole = job.run(&table, Limits::stop_only(&never), None);
+        assert!(whole.numbers.is_solved());
+        assert!(whole.work > timed.work);
+    }
+
+    #[test]
     fn a_job_searches_the_leaf_its_path_names() {
         let mut job = job_at_the_root(
             Numbers::UNIT,
             WorkBudget {
                 limit: 1,
                 minimum: 0,
+                time: None,
             },
         );
         let first = job.root.legal_moves().into_iter().next().unwrap();

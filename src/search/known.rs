@@ -6,7 +6,9 @@ use super::numbers::Numbers;
 use super::options::SolveOptions;
 use super::pn_dfpn::{TreeChange, TreeKeeper};
 use super::report::{BinaryOutcome, DatabaseReport, SolveReport, Verdict};
-use crate::db::campaign::{CampaignId, KeptNode, Progress, Question, Totals, TrendSample};
+use crate::db::campaign::{
+    walk_kept_tree, CampaignId, KeptNode, Progress, Question, Totals, TrendSample,
+};
 use crate::db::{now_seconds, Database, DbError, Fact, Known, Source};
 use crate::game::{Move, Player, Position};
 use std::time::Instant;
@@ -122,16 +124,27 @@ impl<'a> DatabaseKeeper<'a> {
         }
     }
 
-    /// A keeper of the campaign `campaign`'s tree for "does `attacker` win?", counting a new
-    /// run of it.
+    /// A keeper of the campaign `campaign`'s tree for "does `attacker` win?" at `root` (its
+    /// canonical position), counting a new run of it.
     pub(super) fn campaign(
         database: &'a Database,
         policy: StorePolicy,
         campaign: CampaignId,
+        root: &Position,
         attacker: Player,
     ) -> Result<DatabaseKeeper<'a>, DbError> {
         let question = Question { campaign, attacker };
         let kept = database.kept_tree(question)?;
+        // Every node must be reached from the root by legal moves: the search replays them.
+        let mut reached = 0;
+        walk_kept_tree(&kept, root, |_, _| reached += 1);
+        if reached != kept.len() {
+            return Err(database.damaged(&format!(
+                "a campaign tree of which {} of {} nodes are reached by legal moves",
+                reached,
+                kept.len()
+            )));
+        }
         database.begin_run(question)?;
         let totals = database.totals(question)?;
         Ok(DatabaseKeeper {

@@ -417,7 +417,8 @@ impl ThreeValued<'_> {
                         database,
                         policy,
                         campaign: Some(campaign),
-                    }) => match DatabaseKeeper::campaign(database, policy, campaign, attacker) {
+                    }) => match DatabaseKeeper::campaign(database, policy, campaign, pos, attacker)
+                    {
                         Ok(keeper) => Some(keeper),
                         Err(error) => {
                             // Nothing to search with: the campaign's tree could not be read.

@@ -2,13 +2,17 @@
 //! keeps, so that it can be stopped at any moment and resumed by the same command, and what
 //! such a campaign has done so far.
 
+use super::certificate::{self, Figures};
 use super::options::{open_table, search_options};
 use super::progress::{progress_mode, with_live_line};
 use super::report::{exit_code, number_text, summary_text, SolveJson};
-use crate::cli::args::{CampaignRunArgs, CampaignStatusArgs};
-use crate::cli::{interrupt, EXIT_OK};
+use crate::cli::args::{CampaignCertifyArgs, CampaignRunArgs, CampaignStatusArgs};
+use crate::cli::memory::anonymous_table;
+use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_OK};
 use crate::db::{Database, Source};
-use crate::search::campaign::{campaign_status, CampaignStatus, QuestionStatus};
+use crate::search::campaign::{campaign_status, settled_campaign, CampaignStatus, QuestionStatus};
+use crate::search::certify::certify_campaign;
+use crate::search::options::DEFAULT_EPSILON;
 use crate::search::{Engine, Solver, StorePolicy};
 use anyhow::Context;
 use serde::Serialize;
@@ -87,6 +91,77 @@ pub fn status(args: &CampaignStatusArgs) -> anyhow::Result<i32> {
     };
     std::io::stdout().write_all(text.as_bytes())?;
     Ok(EXIT_OK)
+}
+
+/// Writes (and with `--verify` checks) the certificate of a settled campaign's answer;
+/// returns the exit code.
+pub fn certify(args: &CampaignCertifyArgs) -> anyhow::Result<i32> {
+    let stop = interrupt::stop_flag();
+    let pos = args.position.resolve()?;
+    let database = Database::open_existing(&args.db)?;
+    let settled = settled_campaign(&database, &pos)?.with_context(|| {
+        format!(
+            "no settled campaign on {pos} in {}: run `uttt campaign run` until it answers",
+            args.db.display()
+        )
+    })?;
+    let table = anonymous_table(args.table_mem)?;
+    let request = certificate::Request {
+        path: Some(&args.certificate),
+        verify: args.verify,
+    };
+    let figures =
+        certificate::write_and_check_with(&settled.position, &request, "campaign", || {
+            certify_campaign(
+                &settled.position,
+                settled.verdict,
+                &settled.trees,
+                &table,
+                DEFAULT_EPSILON,
+                stop,
+            )
+        })?;
+    let Some(figures) = figures else {
+        // Stopped before the certificate was complete: nothing was written.
+        return Ok(interrupt::exit_code().unwrap_or(crate::cli::EXIT_INCOMPLETE));
+    };
+    let text = if args.json {
+        serde_json::to_string(&figures)? + "\n"
+    } else {
+        certify_text(&figures)
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    Ok(if figures.certified == Some(false) {
+        EXIT_CERTIFICATE_FAILED
+    } else {
+        EXIT_OK
+    })
+}
+
+/// What `campaign certify` wrote, in words.
+fn certify_text(figures: &Figures) -> String {
+    let mut out = String::new();
+    if let Some(path) = &figures.path {
+        let _ = writeln!(out, "certificate {}", path.display());
+    }
+    let _ = writeln!(
+        out,
+        "blocks      {} ({} move bytes), written in {:.3} s, {} nodes searched again",
+        figures.blocks,
+        figures.bytes,
+        figures.write_ms as f64 / 1000.0,
+        figures.research_nodes
+    );
+    if let Some(certified) = figures.certified {
+        let _ = writeln!(
+            out,
+            "certified   {}  ({} positions, {:.3} s)",
+            if certified { "yes" } else { "NO" },
+            figures.positions.unwrap_or(0),
+            figures.verify_ms.unwrap_or(0) as f64 / 1000.0
+        );
+    }
+    out
 }
 
 /// The campaign's status in words: its position, then each question.

@@ -2,7 +2,8 @@
 //! search, and check it with the independent verifier.
 
 use crate::certificate::{check_file, write_block};
-use crate::search::{certify, CertifyError, SolveReport, Table};
+use crate::game::Position;
+use crate::search::{certify, Certificate, CertifyError, SolveReport, Table};
 use anyhow::Context;
 use serde::Serialize;
 use std::io::Write;
@@ -58,12 +59,24 @@ pub fn write_and_check(
     if !report.verdict.is_answered() {
         return Ok(None);
     }
+    write_and_check_with(&report.position, request, name, || {
+        certify(&report.position, report.verdict, table, epsilon, stop)
+    })
+}
+
+/// [`write_and_check`] of the certificate of an answer at `position` that `make` writes.
+pub fn write_and_check_with(
+    position: &Position,
+    request: &Request,
+    name: &str,
+    make: impl FnOnce() -> Result<Certificate, CertifyError>,
+) -> anyhow::Result<Option<Figures>> {
     let start = Instant::now();
-    let certificate = match certify(&report.position, report.verdict, table, epsilon, stop) {
+    let certificate = match make() {
         Ok(certificate) => certificate,
         Err(CertifyError::Stopped) => return Ok(None),
         Err(error) => {
-            eprintln!("BUG: no certificate for {}: {error}", report.position);
+            eprintln!("BUG: no certificate for {position}: {error}");
             return Ok(Some(Figures {
                 path: request.path.map(Path::to_path_buf),
                 blocks: 0,
@@ -112,10 +125,7 @@ pub fn write_and_check(
     if request.verify {
         let check = check_file(path)?;
         if !check.all_verified() {
-            eprint!(
-                "BUG: the certificate of {} does not verify:\n{}",
-                report.position, check
-            );
+            eprint!("BUG: the certificate of {position} does not verify:\n{check}");
         }
         figures.certified = Some(check.all_verified());
         figures.positions = Some(check.positions());

@@ -36,6 +36,7 @@ pub fn run_campaign(command: &CampaignCommand) -> anyhow::Result<i32> {
     match command {
         CampaignCommand::Run(args) => campaign::run(args),
         CampaignCommand::Status(args) => campaign::status(args),
+        CampaignCommand::Certify(args) => campaign::certify(args),
     }
 }
 

@@ -253,6 +253,10 @@ fn database_text(database: &DatabaseReport) -> String {
     match (&database.error, database.answered) {
         (Some(error), _) => format!("not used: {error}"),
         (None, true) => "the answer came from the database (no search)".to_string(),
+        (None, false) if database.leaves > 0 => format!(
+            "{} new facts stored, {} tree leaves answered from it",
+            database.stored, database.leaves
+        ),
         (None, false) => format!("{} new facts stored", database.stored),
     }
 }

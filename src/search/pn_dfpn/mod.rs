@@ -21,7 +21,7 @@ use super::numbers::{child_thresholds, select_child, Numbers, INFINITY};
 use super::table::{Table, TableCounters};
 use super::table_key;
 use super::workers::Workers;
-use crate::db::campaign::KeptNode;
+use crate::db::campaign::{walk_kept_tree, KeptNode};
 use crate::game::{Move, Player, Position};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
@@ -117,9 +117,8 @@ pub fn search(
     let mut tree = if kept.is_empty() {
         Tree::new(root_searcher.peek(root.pos), config.tree_bytes)
     } else {
-        let tree = Tree::from_kept(&kept, config.tree_bytes);
-        seed_table(&tree, &root);
-        tree
+        seed_table(&kept, root.pos, root.attacker, table);
+        Tree::from_kept(&kept, config.tree_bytes)
     };
     let mut run = PnDfpnRun {
         numbers: tree.nodes[0].real,
@@ -282,18 +281,19 @@ struct Merged {
 
 /// Stores every node of a kept tree in the table, as the merges stored them: the searches of
 /// this run then start from what the earlier runs found (and read a best move from it).
-fn seed_table(tree: &Tree, root: &Root) {
-    let mut writer = root.table.writer();
-    let mut stack = vec![(0u32, *root.pos)];
-    while let Some((id, pos)) = stack.pop() {
-        let node = tree.nodes[id as usize];
-        let key = table_key(&pos, root.attacker);
-        writer.store(key, node.real, u64::from(node.work).max(1));
-        for child in tree.children(id) {
-            let square = tree.nodes[child as usize].square;
-            stack.push((child, pos.play(Move::from_square(square as usize))));
-        }
-    }
+pub(crate) fn seed_table(kept: &[KeptNode], root: &Position, attacker: Player, table: &Table) {
+    let mut writer = table.writer();
+    walk_kept_tree(kept, root, |node, pos| {
+        let numbers = Numbers {
+            phi: node.phi,
+            delta: node.delta,
+        };
+        writer.store(
+            table_key(pos, attacker),
+            numbers,
+            u64::from(node.work).max(1),
+        );
+    });
 }
 
 /// The keeper's numbers for the leaf `leaf` of `job` if it knows it solved; asked only before

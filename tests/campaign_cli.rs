@@ -1,0 +1,174 @@
+//! `uttt campaign run` and `status` from the command line: a campaign killed with SIGKILL
+//! again and again resumes to a plain solve's answer, its status is consistent after every
+//! kill, and bad requests are refused.
+mod common;
+use common::{run_uttt, shows_nodes, temp_dir, wait_for_stderr};
+use std::time::Duration;
+
+/// Line 42 of `positions/reach.txt`: an X win that takes two threads a couple of seconds.
+const POSITION: &str = "X;.@.....X.;.....O.../..O....X./..XX.OOO./...XO.XOO/..O.X..../.O.X..X.X/.OXO.OX../XXX...O../.....X.O.";
+
+/// A delay of 0 to `most_ms` milliseconds that differs from run to run (the moments of the
+/// kills are meant to fall anywhere).
+fn random_delay(most_ms: u64) -> Duration {
+    use std::hash::{BuildHasher, RandomState};
+    Duration::from_millis(RandomState::new().hash_one(0u8) % (most_ms + 1))
+}
+
+/// The status of the campaign on [`POSITION`] in `db` as JSON.
+fn status_json(db: &str) -> serde_json::Value {
+    let (code, out, err) = run_uttt(&["campaign", "status", POSITION, "--db", db, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn a_campaign_killed_again_and_again_resumes_to_the_plain_answer() {
+    let dir = temp_dir("campaign-kill");
+    let db = dir.join("campaign.db");
+    let db = db.to_str().unwrap();
+    let args = [
+        "campaign",
+        "run",
+        POSITION,
+        "--db",
+        db,
+        "--threads",
+        "2",
+        "--table-mem",
+        "64M",
+        "--progress",
+    ];
+    let mut delays = Vec::new();
+    let mut kills = 0u64;
+    for _ in 0..3 {
+        let mut child = common::spawn_fed(&args, b"");
+        let rest = wait_for_stderr(&mut child, shows_nodes, Duration::from_secs(120));
+        let delay = random_delay(600);
+        delays.push(delay);
+        std::thread::sleep(delay);
+        child.kill().unwrap(); // SIGKILL: nothing is flushed or closed
+        let status = child.wait().unwrap();
+        rest.join().unwrap();
+        if status.code().is_some() {
+            // It settled before the kill: nothing more to resume.
+            break;
+        }
+        kills += 1;
+        // The status after a kill: every question searched has a tree and its runs.
+        let status = status_json(db);
+        let questions = status["questions"].as_array().unwrap();
+        let runs: u64 = questions
+            .iter()
+            .map(|q| q["totals"]["runs"].as_u64().unwrap())
+            .sum();
+        assert!(
+            runs >= kills,
+            "{runs} runs after {kills} kills ({delays:?})"
+        );
+        for q in questions {
+            if q["totals"]["runs"].as_u64().unwrap() > 0 {
+                assert!(q["root"].is_object(), "{q} ({delays:?})");
+                assert!(q["tree_nodes"].as_u64().unwrap() > 1, "{q}");
+            }
+        }
+    }
+    assert!(
+        kills >= 1,
+        "the campaign settled before any kill ({delays:?})"
+    );
+    let (code, out, err) = run_uttt(&args[..args.len() - 1]);
+    assert_eq!(code, 0, "{err}");
+    let (plain_code, plain, err) = run_uttt(&["solve", POSITION, "--threads", "2"]);
+    assert_eq!(plain_code, 0, "{err}");
+    let result = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("result"))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        result(&out),
+        result(&plain),
+        "after {kills} kills ({delays:?})"
+    );
+    assert!(result(&out).contains("X wins"));
+    assert!(out.contains("campaign   "), "{out}");
+    // The settled campaign answers at once, from the database.
+    let (code, again, _) = run_uttt(&args[..args.len() - 1]);
+    assert_eq!(code, 0);
+    assert!(
+        again.contains("the answer came from the database"),
+        "{again}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_campaign_reports_json_with_its_status() {
+    let dir = temp_dir("campaign-json");
+    let db = dir.join("c.db");
+    let db = db.to_str().unwrap();
+    // A late position from the README's tour: settled in well under a second.
+    let pos = "X;..O@.....;.X.X..X../...O.XX.O/..OXO.O../OX.O.O.../OOX....../....XOXX./OOXX..OO./..O.X..../..X...X..";
+    let (code, out, err) = run_uttt(&["campaign", "run", pos, "--db", db, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["result"], "O");
+    let questions = json["campaign"]["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), 2);
+    assert_eq!(questions[0]["attacker"], "X");
+    assert_eq!(questions[0]["answer"], false);
+    assert_eq!(questions[1]["answer"], true);
+    // The same campaign from a symmetric image (a half turn of the whole board).
+    let image = uttt::game::parse_position(pos)
+        .unwrap()
+        .transform(2)
+        .to_string();
+    let (code, text, err) = run_uttt(&["campaign", "status", &image, "--db", db]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("does O win? yes (proved)"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_campaign_requests_are_refused_with_a_reason() {
+    let dir = temp_dir("campaign-bad");
+    let db = dir.join("c.db");
+    let db = db.to_str().unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (&["campaign", "run", "start"], "needs --db"),
+        (
+            &["campaign", "run", "start", "--db", db, "--engine", "dfpn"],
+            "pn-dfpn",
+        ),
+        (
+            &["campaign", "status", "start", "--db", db],
+            "does not exist",
+        ),
+        (
+            &["campaign", "run", "ee ee", "--db", db],
+            "invalid position",
+        ),
+    ];
+    for (args, reason) in cases {
+        let (code, _, err) = run_uttt(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(reason), "{args:?}: {err}");
+    }
+    // A database without this campaign, and a file that is not a database.
+    assert_eq!(
+        run_uttt(&["solve", "ee ea", "--db", db, "--node-limit", "10"]).0,
+        1
+    );
+    let (code, _, err) = run_uttt(&["campaign", "status", "start", "--db", db]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no campaign"), "{err}");
+    let text = dir.join("text.db");
+    std::fs::write(&text, vec![b'x'; 4096]).unwrap();
+    let text = text.to_str().unwrap();
+    let (code, _, err) = run_uttt(&["campaign", "run", "start", "--db", text]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a uttt database"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
