@@ -2,7 +2,7 @@
 //! again and again resumes to a plain solve's answer, its status is consistent after every
 //! kill, and bad requests are refused.
 mod common;
-use common::{run_uttt, shows_nodes, temp_dir, wait_for_stderr};
+use common::{run_uttt, temp_dir};
 use std::time::Duration;
 
 /// Line 42 of `positions/reach.txt`: an X win that takes two threads a couple of seconds.
@@ -37,23 +37,22 @@ fn a_campaign_killed_again_and_again_resumes_to_the_plain_answer() {
         "2",
         "--table-mem",
         "64M",
-        "--progress",
+        "--quiet",
     ];
     let mut delays = Vec::new();
     let mut kills = 0u64;
     for _ in 0..3 {
         let mut child = common::spawn_fed(&args, b"");
-        let rest = wait_for_stderr(&mut child, shows_nodes, Duration::from_secs(120));
-        let delay = random_delay(600);
+        // Past the start-up (the database opened, the tree loaded), somewhere in the search.
+        let delay = Duration::from_millis(300) + random_delay(1200);
         delays.push(delay);
         std::thread::sleep(delay);
-        child.kill().unwrap(); // SIGKILL: nothing is flushed or closed
-        let status = child.wait().unwrap();
-        rest.join().unwrap();
-        if status.code().is_some() {
+        if child.try_wait().unwrap().is_some() {
             // It settled before the kill: nothing more to resume.
             break;
         }
+        child.kill().unwrap(); // SIGKILL: nothing is flushed or closed
+        child.wait().unwrap();
         kills += 1;
         // The status after a kill: every question searched has a tree and its runs.
         let status = status_json(db);
@@ -77,7 +76,7 @@ fn a_campaign_killed_again_and_again_resumes_to_the_plain_answer() {
         kills >= 1,
         "the campaign settled before any kill ({delays:?})"
     );
-    let (code, out, err) = run_uttt(&args[..args.len() - 1]);
+    let (code, out, err) = run_uttt(&args);
     assert_eq!(code, 0, "{err}");
     let (plain_code, plain, err) = run_uttt(&["solve", POSITION, "--threads", "2"]);
     assert_eq!(plain_code, 0, "{err}");
@@ -95,7 +94,7 @@ fn a_campaign_killed_again_and_again_resumes_to_the_plain_answer() {
     assert!(result(&out).contains("X wins"));
     assert!(out.contains("campaign   "), "{out}");
     // The settled campaign answers at once, from the database.
-    let (code, again, _) = run_uttt(&args[..args.len() - 1]);
+    let (code, again, _) = run_uttt(&args);
     assert_eq!(code, 0);
     assert!(
         again.contains("the answer came from the database"),
@@ -170,5 +169,52 @@ fn bad_campaign_requests_are_refused_with_a_reason() {
     let (code, _, err) = run_uttt(&["campaign", "run", "start", "--db", text]);
     assert_eq!(code, 2);
     assert!(err.contains("not a uttt database"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_campaign_with_a_tiny_table_resumes_after_node_limits_to_the_plain_answer() {
+    let dir = temp_dir("campaign-tiny");
+    let db = dir.join("tiny.db");
+    let db = db.to_str().unwrap();
+    // X wins in about 47,000 nodes.
+    let pos = "X;......@O.;O...XX.X./.....O.XX/XOOXX..../O.....O.O/OXO....OX/.OO....X./....O.XX./..XX..OOO/..X.XXO.O";
+    let args = [
+        "campaign",
+        "run",
+        pos,
+        "--db",
+        db,
+        "--table-mem",
+        "64K",
+        "--threads",
+        "2",
+        "--job-work",
+        "300",
+        "--split-threshold",
+        "200",
+        "--node-limit",
+        "8000",
+        "--json",
+    ];
+    let mut runs = 0;
+    let json: serde_json::Value = loop {
+        runs += 1;
+        assert!(runs <= 200, "no answer after {runs} runs");
+        let (code, out, err) = run_uttt(&args);
+        let json: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+        match code {
+            0 => break json,
+            1 => assert_eq!(json["result"], "unknown"),
+            other => panic!("exit {other}: {err}"),
+        }
+    };
+    assert!(runs > 1, "the node limit must interrupt the campaign");
+    let (code, plain, _) = run_uttt(&["solve", pos, "--json"]);
+    assert_eq!(code, 0);
+    let plain: serde_json::Value = serde_json::from_str(&plain).unwrap();
+    assert_eq!(json["result"], plain["result"]);
+    assert_eq!(json["result"], "X");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -267,3 +267,60 @@ fn a_worker_rank_pinned_to_fewer_cpus_than_threads_says_how_to_unbind_it() {
     assert!(out.status.success());
     assert!(!String::from_utf8_lossy(&out.stderr).contains("may run on"));
 }
+
+/// `uttt campaign run --mpi` with three ranks: stopped by a node limit run after run (the
+/// worker ranks never see the database), then settled, it gives the single-process value; a
+/// tiny table on every rank changes nothing.
+#[test]
+fn a_campaign_over_mpi_resumes_run_after_run_to_the_plain_value() {
+    let dir = common::temp_dir("mpi-campaign");
+    let (code, plain, _) = common::run_uttt(&["solve", MEDIUM, "--json", "--table-mem", "32M"]);
+    assert_eq!(code, 0);
+    let plain: Value = serde_json::from_str(&plain).unwrap();
+    for table in ["32M", "64K"] {
+        let db = dir.join(format!("campaign-{table}.db"));
+        let db = db.to_str().unwrap();
+        let mut runs = 0;
+        let json = loop {
+            runs += 1;
+            assert!(runs <= 100, "no answer after {runs} runs");
+            let out = mpirun(3)
+                .args([
+                    "campaign",
+                    "run",
+                    MEDIUM,
+                    "--mpi",
+                    "--db",
+                    db,
+                    "--threads",
+                    "1",
+                ])
+                .args(["--json", "--table-mem", table, "--job-work", "300"])
+                .args(["--split-threshold", "200", "--node-limit", "15000"])
+                .output()
+                .expect("mpirun runs");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let json: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+                panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr))
+            });
+            match out.status.code() {
+                Some(0) => break json,
+                Some(1) => assert_eq!(json["result"], "unknown"),
+                other => panic!("exit {other:?}: {stdout}"),
+            }
+        };
+        assert!(runs > 1, "the node limit must interrupt the campaign");
+        assert_eq!(json["result"], plain["result"], "table {table}");
+        assert_eq!(json["ranks"].as_array().unwrap().len(), 2);
+        let questions = json["campaign"]["questions"].as_array().unwrap();
+        let total_runs: u64 = questions
+            .iter()
+            .map(|q| q["totals"]["runs"].as_u64().unwrap())
+            .sum();
+        assert!(
+            total_runs >= runs,
+            "{total_runs} runs recorded over {runs} runs"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -201,12 +201,17 @@ impl fmt::Display for FileCheck {
             match &b.result {
                 Ok(v) => writeln!(
                     out,
-                    "block {}  claim {}  verified: {} positions, {} bytes  ({})",
+                    "block {}  claim {}  verified: {} positions, {} bytes  ({}){}",
                     i + 1,
                     b.claim,
                     v.positions,
                     v.bytes,
-                    b.position
+                    b.position,
+                    if b.referenced {
+                        "  (a piece of an earlier block)"
+                    } else {
+                        ""
+                    }
                 ),
                 Err(failure) => writeln!(
                     out,

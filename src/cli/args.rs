@@ -104,6 +104,17 @@ pub struct CampaignRunArgs {
     /// How to search (`--db` is required; the engine is pn-dfpn).
     #[command(flatten)]
     pub search: SearchArgs,
+    /// Run over MPI (start with `mpirun -np N`, N ≥ 2): rank 0 keeps the campaign in the
+    /// database, every other rank runs `--threads` DFPN workers against its own `--table-mem`
+    /// table and needs no access to the database.
+    #[cfg(feature = "mpi")]
+    #[arg(long, conflicts_with = "table_file")]
+    pub mpi: bool,
+    /// With --mpi: how jobs are given to ranks (locality: to the rank that worked on the
+    /// job's subtree before).
+    #[cfg(feature = "mpi")]
+    #[arg(long, value_enum, default_value = "locality", requires = "mpi")]
+    pub mpi_assignment: AssignmentArg,
 }
 
 /// Options of `uttt campaign status`.

@@ -17,6 +17,7 @@ struct BlockJson {
     verified: bool,
     positions: u64,
     bytes: usize,
+    referenced: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
 }
@@ -50,6 +51,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<i32> {
                     verified: b.result.is_ok(),
                     positions: b.result.as_ref().map_or(0, |v| v.positions),
                     bytes: b.result.as_ref().map_or(0, |v| v.bytes),
+                    referenced: b.referenced,
                     error: b.result.as_ref().err().map(ToString::to_string),
                 })
                 .collect(),

@@ -285,7 +285,8 @@ impl<'a> Writer<'a, '_> {
 
     /// A move after which the opponent (to move) fails the question: one the table or the
     /// rules already show, the one with the least recorded work among them (smaller proofs);
-    /// else the first a re-search shows, trying children in order of their disproof numbers.
+    /// else one a re-search of the position shows; else the first a re-search of the children
+    /// shows, trying them in order of their disproof numbers.
     fn proving_move(&mut self, pos: &Position) -> Result<Move, CertifyError> {
         let mut children: Vec<(Move, Position, u32)> = pos
             .legal_moves()
@@ -302,6 +303,22 @@ impl<'a> Writer<'a, '_> {
         if let Some((_, mv)) = known {
             return Ok(mv);
         }
+        // The table lost this part of the proof: solve the position again, which leaves a
+        // proving child in the table; a search of the position moves between its children as
+        // their numbers say, where solving one child after another would finish the disproof
+        // of every child tried before the proving one.
+        self.searcher.solve(pos, u64::MAX);
+        if self.searcher.was_stopped() {
+            return Err(CertifyError::Stopped);
+        }
+        let proved = children
+            .iter()
+            .find(|c| self.searcher.peek(&c.1).delta == 0)
+            .map(|c| c.0);
+        if let Some(mv) = proved {
+            return Ok(mv);
+        }
+        // Replacement may have pushed the child's entry out again: one child at a time.
         children.sort_by_key(|c| c.2);
         for (mv, child, _) in children {
             if self.searcher.solve(&child, u64::MAX).delta == 0 {

@@ -13,7 +13,7 @@ use crate::db::{Database, Source};
 use crate::search::campaign::{campaign_status, settled_campaign, CampaignStatus, QuestionStatus};
 use crate::search::certify::certify_campaign;
 use crate::search::options::DEFAULT_EPSILON;
-use crate::search::{Engine, Solver, StorePolicy};
+use crate::search::{Engine, SolveReport, Solver, StorePolicy};
 use anyhow::Context;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -22,21 +22,39 @@ use std::io::Write;
 /// Trend samples shown in the text status (the JSON has all of them).
 const TREND_SHOWN: usize = 6;
 
-/// The JSON object of `uttt campaign run`: the solve's, with the campaign's status after it.
+/// The JSON object of `uttt campaign run`: the solve's, with the campaign's status after it
+/// (and with `--mpi`, each worker rank's figures).
 #[derive(Serialize)]
 struct CampaignRunJson<'a> {
     #[serde(flatten)]
     solve: SolveJson<'a>,
     campaign: Option<&'a CampaignStatus>,
+    #[cfg(feature = "mpi")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ranks: Option<&'a [crate::distributed::RankReport]>,
+}
+
+/// The database the arguments name for a campaign (`--db` is required), opened, and the
+/// policy of what it stores.
+fn campaign_database(args: &CampaignRunArgs) -> anyhow::Result<(Database, StorePolicy)> {
+    let Some(db_path) = &args.search.db else {
+        anyhow::bail!("campaign run needs --db PATH: the database that keeps the campaign");
+    };
+    let policy = StorePolicy {
+        min_work: args.search.db_min_work,
+        source: Source::Campaign,
+    };
+    Ok((Database::open(db_path)?, policy))
 }
 
 /// Runs (or resumes) the campaign the arguments name; returns the exit code.
 pub fn run(args: &CampaignRunArgs) -> anyhow::Result<i32> {
+    #[cfg(feature = "mpi")]
+    if args.mpi {
+        return run_mpi(args);
+    }
     let stop = interrupt::stop_flag();
     let pos = args.position.resolve()?;
-    let Some(db_path) = &args.search.db else {
-        anyhow::bail!("campaign run needs --db PATH: the database that keeps the campaign");
-    };
     let options = search_options(&args.search, None)?;
     if options.engine != Engine::PnDfpn {
         anyhow::bail!(
@@ -44,14 +62,11 @@ pub fn run(args: &CampaignRunArgs) -> anyhow::Result<i32> {
             options.engine.name()
         );
     }
-    let database = Database::open(db_path)?;
+    // Opened (and created if missing) only once the request is known to be good.
+    let (database, policy) = campaign_database(args)?;
     // A file that cannot hold the campaign is refused before any search.
     database.campaign(&pos)?;
     let mut table = open_table(&args.search)?;
-    let policy = StorePolicy {
-        min_work: args.search.db_min_work,
-        source: Source::Campaign,
-    };
     let report = with_live_line(progress_mode(&args.search), &table, |live| {
         Solver::new(&options, &table)
             .stopped_by(stop)
@@ -62,14 +77,62 @@ pub fn run(args: &CampaignRunArgs) -> anyhow::Result<i32> {
     });
     table.flush(true)?;
     let status = campaign_status(&database, &pos)?;
-    let text = if args.search.json {
-        let json = CampaignRunJson {
-            solve: SolveJson::of(&report),
-            campaign: status.as_ref(),
-        };
-        serde_json::to_string(&json)? + "\n"
+    let json = CampaignRunJson {
+        solve: SolveJson::of(&report),
+        campaign: status.as_ref(),
+        #[cfg(feature = "mpi")]
+        ranks: None,
+    };
+    print_run(&report, &json, String::new(), args.search.json)
+}
+
+/// Rank 0's part of `campaign run --mpi`: the campaign, its jobs run by the worker ranks
+/// (which only serve jobs, and need no database).
+#[cfg(feature = "mpi")]
+fn run_mpi(args: &CampaignRunArgs) -> anyhow::Result<i32> {
+    use super::mpi::{ranks_text, with_mpi_ranks};
+    let stop = interrupt::stop_flag();
+    let ran = with_mpi_ranks(
+        &args.search,
+        None,
+        args.mpi_assignment,
+        |options, table, workers| {
+            let pos = args.position.resolve()?;
+            let (database, policy) = campaign_database(args)?;
+            database.campaign(&pos)?;
+            let report = Solver::new(options, table)
+                .stopped_by(stop)
+                .with_database(&database, policy)
+                .as_campaign()
+                .jobs_on(workers)
+                .solve(&pos);
+            let status = campaign_status(&database, &pos)?;
+            Ok((report, status))
+        },
+    )?;
+    let Some(((report, status), ranks)) = ran else {
+        return Ok(EXIT_OK);
+    };
+    let json = CampaignRunJson {
+        solve: SolveJson::of(&report),
+        campaign: status.as_ref(),
+        ranks: Some(&ranks),
+    };
+    print_run(&report, &json, ranks_text(&ranks), args.search.json)
+}
+
+/// Prints a campaign run's result (the summary, `extra` lines, the status; or `json`) and
+/// returns its exit code: a database that failed is an error.
+fn print_run(
+    report: &SolveReport,
+    json: &CampaignRunJson,
+    extra: String,
+    as_json: bool,
+) -> anyhow::Result<i32> {
+    let text = if as_json {
+        serde_json::to_string(json)? + "\n"
     } else {
-        summary_text(&report) + &status.as_ref().map_or_else(String::new, status_text)
+        summary_text(report) + &extra + &json.campaign.map_or_else(String::new, status_text)
     };
     std::io::stdout().write_all(text.as_bytes())?;
     if let Some(error) = report.database.as_ref().and_then(|d| d.error.as_ref()) {

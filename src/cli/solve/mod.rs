@@ -11,7 +11,7 @@ mod batch;
 mod campaign;
 mod certificate;
 #[cfg(feature = "mpi")]
-mod mpi;
+pub(crate) mod mpi;
 mod options;
 mod progress;
 mod report;

@@ -1,14 +1,15 @@
-//! `uttt solve --mpi`: one position solved by every rank of an MPI job (see
-//! [`crate::distributed`]). Rank 0 prints the answer; the other ranks print nothing.
+//! `uttt solve --mpi` (and `uttt campaign run --mpi`): one position solved by every rank of an
+//! MPI job (see [`crate::distributed`]). Rank 0 prints the answer; the other ranks print
+//! nothing.
 
 use super::options::{open_table, search_options};
 use super::report::{exit_code, summary_text, SolveJson};
-use crate::cli::args::{AssignmentArg, SolveArgs};
+use crate::cli::args::{AssignmentArg, PlayerArg, SearchArgs, SolveArgs};
 use crate::cli::{interrupt, EXIT_OK};
 use crate::distributed::{
     attach_send_buffer, cpu_shortfall_warning, serve, Assignment, MpiWorkers, RankReport,
 };
-use crate::search::{Engine, Solver};
+use crate::search::{Engine, SolveOptions, Solver, Table};
 use mpi::traits::*;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -24,6 +25,59 @@ struct MpiJson<'a> {
 
 /// Runs this process's part of an MPI solve; returns its exit code.
 pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
+    let stop = interrupt::stop_flag();
+    let ran = with_mpi_ranks(
+        &args.search,
+        args.attacker,
+        args.mpi_assignment,
+        |options, table, workers| {
+            let pos = args.resolve_position()?;
+            Ok(Solver::new(options, table)
+                .stopped_by(stop)
+                .jobs_on(workers)
+                .solve(&pos))
+        },
+    )?;
+    let Some((report, ranks)) = ran else {
+        return Ok(EXIT_OK);
+    };
+    let text = if args.search.json {
+        let json = MpiJson {
+            solve: SolveJson::of(&report),
+            ranks: &ranks,
+        };
+        serde_json::to_string(&json)? + "\n"
+    } else {
+        summary_text(&report) + &ranks_text(&ranks)
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    Ok(interrupt::exit_code().unwrap_or_else(|| exit_code(report.verdict)))
+}
+
+/// Each worker rank's figures, a line each.
+pub fn ranks_text(ranks: &[RankReport]) -> String {
+    let mut text = String::new();
+    for r in ranks {
+        let _ = writeln!(
+            text,
+            "rank {:<5} {} jobs ({} moved from another rank), {} nodes, {:.0}% busy",
+            r.rank, r.jobs, r.jobs_moved, r.nodes, r.busy_pct
+        );
+    }
+    text
+}
+
+/// Runs this process's part of an MPI job with the search options `search` asks for: a
+/// worker rank serves jobs against its own table until rank 0 says stop, and returns
+/// `None`; rank 0 calls `root` with the options, its table and the transport to the worker
+/// ranks, and returns what `root` returns with each worker rank's figures (the table is
+/// flushed, and the worker ranks stopped, on every path).
+pub fn with_mpi_ranks<R>(
+    search: &SearchArgs,
+    attacker: Option<PlayerArg>,
+    assignment: AssignmentArg,
+    root: impl FnOnce(&SolveOptions, &Table, &mut MpiWorkers) -> anyhow::Result<R>,
+) -> anyhow::Result<Option<(R, Vec<RankReport>)>> {
     let (mut universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
         .ok_or_else(|| anyhow::anyhow!("MPI was initialised already"))?;
     let world = universe.world();
@@ -33,7 +87,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
              workers): start it with `mpirun -np N` and N ≥ 2"
         );
     }
-    let options = search_options(&args.search, args.attacker)?;
+    let options = search_options(search, attacker)?;
     if options.engine != Engine::PnDfpn {
         anyhow::bail!("--mpi runs the pn-dfpn engine only");
     }
@@ -46,47 +100,19 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
         if let Some(warning) = cpu_shortfall_warning(world.rank() as usize, threads, cpus) {
             eprintln!("{warning}");
         }
-        let table = open_table(&args.search)?;
+        let table = open_table(search)?;
         serve(&world, &table, threads, send_buffer);
-        return Ok(EXIT_OK);
+        return Ok(None);
     }
-    let assignment = match args.mpi_assignment {
+    let assignment = match assignment {
         AssignmentArg::Locality => Assignment::Locality,
         AssignmentArg::RoundRobin => Assignment::RoundRobin,
     };
-    let stop = interrupt::stop_flag();
     // Created first, so that the worker ranks are told to stop on every path out of here.
     let mut workers = MpiWorkers::new(&world, threads, assignment, send_buffer);
-    let pos = args.resolve_position()?;
-    let mut table = open_table(&args.search)?;
-    let report = Solver::new(&options, &table)
-        .stopped_by(stop)
-        .jobs_on(&mut workers)
-        .solve(&pos);
+    let mut table = open_table(search)?;
+    let result = root(&options, &table, &mut workers)?;
     workers.stop();
     table.flush(true)?;
-    let ranks = workers.ranks();
-    let text = if args.search.json {
-        let json = MpiJson {
-            solve: SolveJson::of(&report),
-            ranks: &ranks,
-        };
-        serde_json::to_string(&json)? + "\n"
-    } else {
-        let mut text = summary_text(&report);
-        for r in &ranks {
-            let _ = writeln!(
-                text,
-                "rank {:<5} {} jobs ({} moved from another rank), {} nodes, {:.0}% busy",
-                r.rank, r.jobs, r.jobs_moved, r.nodes, r.busy_pct
-            );
-        }
-        text
-    };
-    std::io::stdout().write_all(text.as_bytes())?;
-    Ok(if let Some(code) = interrupt::exit_code() {
-        code
-    } else {
-        exit_code(report.verdict)
-    })
+    Ok(Some((result, workers.ranks())))
 }
