@@ -56,6 +56,10 @@ pub struct LiveStats {
     /// The current root numbers, φ and δ packed in one word so that a reader never sees the
     /// φ of one update with the δ of another.
     root: AtomicU64,
+    /// PN-DFPN: nodes in the root tree now (zero for the other engines).
+    pub tree_nodes: AtomicU64,
+    /// PN-DFPN: jobs merged so far, over all searches of the solve.
+    pub jobs: AtomicU64,
 }
 
 impl LiveStats {

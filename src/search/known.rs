@@ -98,6 +98,10 @@ pub(super) struct DatabaseKeeper<'a> {
 /// A campaign question's bookkeeping while it runs.
 struct CampaignKeeping {
     question: Question,
+    /// The campaign's position (canonical), the root of the tree.
+    root: Position,
+    /// Whether this run recorded anything yet.
+    recorded: bool,
     /// The tree as loaded, until the search takes it.
     kept: Vec<KeptNode>,
     /// When the last record was made (its seconds are counted from there).
@@ -145,11 +149,17 @@ impl<'a> DatabaseKeeper<'a> {
                 kept.len()
             )));
         }
-        database.begin_run(question)?;
+        // A question settled in an earlier run is only read again, not run.
+        let settled = kept.first().is_some_and(|r| r.phi == 0 || r.delta == 0);
+        if !settled {
+            database.begin_run(question)?;
+        }
         let totals = database.totals(question)?;
         Ok(DatabaseKeeper {
             campaign: Some(CampaignKeeping {
                 question,
+                root: *root,
+                recorded: false,
                 kept,
                 last_record: Instant::now(),
                 totals,
@@ -159,9 +169,11 @@ impl<'a> DatabaseKeeper<'a> {
         })
     }
 
-    /// Ends a campaign's run: its last seconds, and a trend sample of the root's `numbers`.
+    /// Ends a campaign's run: its last seconds, and a trend sample of the root's `numbers`
+    /// (nothing for a run that merged nothing).
     pub(super) fn finish(&mut self, root: Numbers) {
-        if self.outcome.error.is_none() && self.campaign.is_some() {
+        let searched = self.campaign.as_ref().is_some_and(|c| c.recorded);
+        if self.outcome.error.is_none() && searched {
             self.record_campaign(&[], &[], 0, root, true);
         }
     }
@@ -179,6 +191,7 @@ impl<'a> DatabaseKeeper<'a> {
         let Some(keeping) = self.campaign.as_mut() else {
             return true;
         };
+        keeping.recorded = true;
         let seconds = keeping.last_record.elapsed().as_secs_f64();
         keeping.last_record = Instant::now();
         let jobs = u64::from(work > 0);
@@ -187,6 +200,21 @@ impl<'a> DatabaseKeeper<'a> {
             keeping.totals.nodes + work,
         );
         let due = total_seconds - keeping.last_sample >= TREND_INTERVAL_SECONDS;
+        // The question's answer, in the same transaction as the merge that settled it: a
+        // campaign stopped right after still knows it (the solve adds the best move later).
+        let mut facts = facts.to_vec();
+        if root.is_solved() {
+            let side_reaches_goal = root.phi == 0;
+            facts.push(Fact {
+                position: keeping.root,
+                attacker: self.attacker,
+                wins: side_reaches_goal == (keeping.root.side_to_move() == self.attacker),
+                work: total_nodes,
+                best_move: None,
+                source: self.policy.source,
+                created: now_seconds(),
+            });
+        }
         let sample = (due || force_sample).then_some(TrendSample {
             seconds: total_seconds,
             nodes: total_nodes,
@@ -195,7 +223,7 @@ impl<'a> DatabaseKeeper<'a> {
         });
         let progress = Progress {
             nodes,
-            facts,
+            facts: &facts,
             jobs,
             work,
             seconds,

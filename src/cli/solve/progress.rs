@@ -60,17 +60,24 @@ pub fn with_live_line<R: Send>(
     })
 }
 
-/// The progress message: elapsed, nodes, nodes/s, root φ/δ.
+/// The progress message: elapsed, nodes, nodes/s, root φ/δ, and for PN-DFPN the root tree's
+/// nodes and the jobs merged.
 fn progress_message(live: &LiveStats, start: Instant) -> String {
     let nodes = live.nodes.load(Ordering::Relaxed);
     let seconds = start.elapsed().as_secs_f64();
     let root = live.root();
-    format!(
+    let mut message = format!(
         "{seconds:.1} s  {nodes} nodes  {:.0} nodes/s  root φ={} δ={}",
         nodes as f64 / seconds.max(1e-9),
         number_text(root.phi),
         number_text(root.delta),
-    )
+    );
+    let jobs = live.jobs.load(Ordering::Relaxed);
+    if jobs > 0 {
+        let tree = live.tree_nodes.load(Ordering::Relaxed);
+        message += &format!("  tree {tree} nodes  {jobs} jobs");
+    }
+    message
 }
 
 /// Redraws a live line (the progress message and the table's fill) four times a second

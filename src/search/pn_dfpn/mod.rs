@@ -228,6 +228,8 @@ pub fn search(
             starved = false;
             if let Some(live) = limits.live {
                 live.publish_root(tree.nodes[0].real);
+                live.tree_nodes.store(tree.live, Ordering::Relaxed);
+                live.jobs.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
