@@ -1,13 +1,14 @@
 //! Campaigns in the database: the root proof-number tree of each question of a long solve,
 //! kept node by node, so that a campaign stopped at any moment (Ctrl-C, `kill -9`, a power cut)
-//! resumes from the last job it merged; with the totals of its work and the trend of its
+//! resumes from the last jobs it recorded; with the totals of its work and the trend of its
 //! root's numbers.
 //!
-//! Each merged job is one transaction (its changed nodes, the facts it settled, the totals), so
-//! the file always holds a tree as it stood after some whole number of jobs: an interrupted
-//! campaign loses at most the jobs in flight (and, after a power cut, the last transactions
-//! the operating system had not yet written: SQLite's write-ahead log at `synchronous =
-//! NORMAL` keeps the file consistent, not every last commit).
+//! What some merged jobs changed (their nodes, the facts they settled, the totals) is one
+//! transaction ([`Database::record`]), so the file always holds a tree as it stood after some
+//! whole number of jobs: an interrupted campaign loses the jobs in flight and those not yet
+//! committed (and, after a power cut, the last transactions the operating system had not yet
+//! written: SQLite's write-ahead log at `synchronous = NORMAL` keeps the file consistent, not
+//! every last commit).
 
 use super::{clamp, key, Database, DbError, Fact, Stored};
 use crate::game::{Move, Player, Position};

@@ -11,7 +11,8 @@ use crate::db::campaign::{
 };
 use crate::db::{now_seconds, Database, DbError, Fact, Known, Source};
 use crate::game::{Move, Player, Position};
-use std::time::Instant;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 /// How a solver uses the database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,9 +84,15 @@ pub fn facts_of(report: &SolveReport, policy: StorePolicy) -> Vec<Fact> {
 /// How often a campaign samples its root's numbers for the trend, in seconds of its search.
 const TREND_INTERVAL_SECONDS: f64 = 10.0;
 
+/// How often a campaign commits what its merges changed. A commit per merged job (hundreds a
+/// second, each rewriting the nodes of its path) took the root thread's time from searches on
+/// a machine whose cores all search (figures in BENCHMARKS.md); so a stopped campaign loses
+/// the jobs in flight and those merged in the last interval.
+const COMMIT_INTERVAL: Duration = Duration::from_millis(250);
+
 /// The database as a PN-DFPN tree's keeper (see [`TreeKeeper`]): a leaf whose answer is stored
 /// needs no job, a leaf a job solves with at least the policy's work is stored, and in a
-/// campaign the tree itself is kept, one transaction per merged job.
+/// campaign the tree itself is kept, a transaction every [`COMMIT_INTERVAL`].
 pub(super) struct DatabaseKeeper<'a> {
     database: &'a Database,
     policy: StorePolicy,
@@ -104,8 +111,14 @@ struct CampaignKeeping {
     recorded: bool,
     /// The tree as loaded, until the search takes it.
     kept: Vec<KeptNode>,
-    /// When the last record was made (its seconds are counted from there).
-    last_record: Instant,
+    /// When the last commit was made (its seconds are counted from there).
+    last_commit: Instant,
+    /// What was merged since the last commit: the changed nodes (the latest of each), the
+    /// facts, the jobs and their work.
+    pending_nodes: HashMap<u32, KeptNode>,
+    pending_facts: Vec<Fact>,
+    pending_jobs: u64,
+    pending_work: u64,
     /// The question's totals over every run, this one's records included.
     totals: Totals,
     /// The totals' seconds at the last trend sample.
@@ -160,8 +173,12 @@ impl<'a> DatabaseKeeper<'a> {
                 question,
                 root: *root,
                 recorded: false,
+                pending_nodes: HashMap::new(),
+                pending_facts: Vec::new(),
+                pending_jobs: 0,
+                pending_work: 0,
                 kept,
-                last_record: Instant::now(),
+                last_commit: Instant::now(),
                 totals,
                 last_sample: f64::NEG_INFINITY,
             }),
@@ -178,34 +195,42 @@ impl<'a> DatabaseKeeper<'a> {
         }
     }
 
-    /// Keeps one merge's changes of a campaign (a job's, when `work` is not zero), with a
-    /// trend sample of the `root`'s numbers when one is due or `force_sample` asks for it.
+    /// Keeps one merge's changes of a campaign (a job's, when `work` is not zero): gathered,
+    /// and committed in one transaction at most every [`COMMIT_INTERVAL`], at once when the
+    /// root is solved or `force` asks for it (with a trend sample of the `root`'s numbers
+    /// when one is due or forced).
     fn record_campaign(
         &mut self,
         nodes: &[KeptNode],
         facts: &[Fact],
         work: u64,
         root: Numbers,
-        force_sample: bool,
+        force: bool,
     ) -> bool {
         let Some(keeping) = self.campaign.as_mut() else {
             return true;
         };
         keeping.recorded = true;
-        let seconds = keeping.last_record.elapsed().as_secs_f64();
-        keeping.last_record = Instant::now();
-        let jobs = u64::from(work > 0);
+        for node in nodes {
+            keeping.pending_nodes.insert(node.id, *node);
+        }
+        keeping.pending_facts.extend_from_slice(facts);
+        keeping.pending_jobs += u64::from(work > 0);
+        keeping.pending_work += work;
+        if !(force || root.is_solved() || keeping.last_commit.elapsed() >= COMMIT_INTERVAL) {
+            return true;
+        }
+        let seconds = keeping.last_commit.elapsed().as_secs_f64();
         let (total_seconds, total_nodes) = (
             keeping.totals.seconds + seconds,
-            keeping.totals.nodes + work,
+            keeping.totals.nodes + keeping.pending_work,
         );
         let due = total_seconds - keeping.last_sample >= TREND_INTERVAL_SECONDS;
         // The question's answer, in the same transaction as the merge that settled it: a
         // campaign stopped right after still knows it (the solve adds the best move later).
-        let mut facts = facts.to_vec();
         if root.is_solved() {
             let side_reaches_goal = root.phi == 0;
-            facts.push(Fact {
+            keeping.pending_facts.push(Fact {
                 position: keeping.root,
                 attacker: self.attacker,
                 wins: side_reaches_goal == (keeping.root.side_to_move() == self.attacker),
@@ -215,28 +240,34 @@ impl<'a> DatabaseKeeper<'a> {
                 created: now_seconds(),
             });
         }
-        let sample = (due || force_sample).then_some(TrendSample {
+        let sample = (due || force).then_some(TrendSample {
             seconds: total_seconds,
             nodes: total_nodes,
             phi: root.phi,
             delta: root.delta,
         });
+        let mut nodes: Vec<KeptNode> = keeping.pending_nodes.drain().map(|(_, n)| n).collect();
+        nodes.sort_by_key(|n| n.id);
         let progress = Progress {
-            nodes,
-            facts: &facts,
-            jobs,
-            work,
+            nodes: &nodes,
+            facts: &keeping.pending_facts,
+            jobs: keeping.pending_jobs,
+            work: keeping.pending_work,
             seconds,
             sample,
         };
         match self.database.record(keeping.question, &progress) {
             Ok(stored) => {
+                keeping.last_commit = Instant::now();
                 keeping.totals.seconds = total_seconds;
                 keeping.totals.nodes = total_nodes;
-                keeping.totals.jobs += jobs;
-                if progress.sample.is_some() {
+                keeping.totals.jobs += keeping.pending_jobs;
+                if sample.is_some() {
                     keeping.last_sample = total_seconds;
                 }
+                keeping.pending_facts.clear();
+                keeping.pending_jobs = 0;
+                keeping.pending_work = 0;
                 self.outcome.stored += stored.new;
                 true
             }

@@ -74,10 +74,10 @@ impl<'a> Solver<'a> {
 
     /// This solver as a campaign (`uttt campaign run`): besides what
     /// [`Solver::with_database`] does, each question's PN-DFPN tree is kept in the database
-    /// as it grows, one transaction per merged job, and a later solve of the position (or of
-    /// any symmetric image of it) goes on from it. The tree is kept whole, solved subtrees
-    /// included, and searched in the position's canonical orientation; the report is given
-    /// in the position's own.
+    /// as it grows (a transaction every quarter second), and a later solve of the position (or
+    /// of any symmetric image of it) goes on from it. The tree is kept whole, solved subtrees
+    /// included, and searched in the position's canonical orientation; the report is given in
+    /// the position's own.
     ///
     /// # Panics
     /// Without a database, or when the options' engine is not [`Engine::PnDfpn`] (the only one
