@@ -15,6 +15,37 @@ fn random_delay(most_ms: u64) -> Duration {
     Duration::from_millis(RandomState::new().hash_one(0u8) % (most_ms + 1))
 }
 
+/// Waits until `child` (a `--progress` run) prints a progress line (true: it searches) or
+/// exits (false); its stderr is drained in the background either way.
+fn searching_or_done(child: &mut std::process::Child) -> bool {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let (lines_tx, lines_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let _ = lines_tx.send(line.unwrap_or_default());
+        }
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while std::time::Instant::now() < deadline {
+        match lines_rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(line) if line.starts_with("progress ") => return true,
+            Ok(_) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            // Stderr closed: the process is ending.
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                child.wait().unwrap();
+                return false;
+            }
+        }
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+    }
+    let _ = child.kill();
+    panic!("the campaign neither searched nor ended within 120 s");
+}
+
 /// The status of the campaign on [`POSITION`] in `db` as JSON.
 fn status_json(db: &str) -> serde_json::Value {
     let (code, out, err) = run_uttt(&["campaign", "status", POSITION, "--db", db, "--json"]);
@@ -37,18 +68,21 @@ fn a_campaign_killed_again_and_again_resumes_to_the_plain_answer() {
         "2",
         "--table-mem",
         "64M",
-        "--quiet",
+        "--progress",
     ];
     let mut delays = Vec::new();
     let mut kills = 0u64;
     for _ in 0..3 {
         let mut child = common::spawn_fed(&args, b"");
-        // Past the start-up (the database opened, the tree loaded), somewhere in the search.
-        let delay = Duration::from_millis(300) + random_delay(1200);
+        // Once the search runs (its first progress line), somewhere in it.
+        if !searching_or_done(&mut child) {
+            // It settled before its first progress line: nothing more to resume.
+            break;
+        }
+        let delay = random_delay(800);
         delays.push(delay);
         std::thread::sleep(delay);
         if child.try_wait().unwrap().is_some() {
-            // It settled before the kill: nothing more to resume.
             break;
         }
         child.kill().unwrap(); // SIGKILL: nothing is flushed or closed

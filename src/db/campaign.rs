@@ -132,6 +132,9 @@ pub struct Progress<'a> {
     pub seconds: f64,
     /// A sample of the root's numbers for the trend, when one is due.
     pub sample: Option<TrendSample>,
+    /// Whether this is a run's first record: it counts the run (so a run counts only once it
+    /// has kept something).
+    pub begins_run: bool,
 }
 
 fn letter(attacker: Player) -> String {
@@ -238,19 +241,6 @@ impl Database {
         }
     }
 
-    /// Counts one more run of `question` (creating its totals).
-    pub fn begin_run(&self, question: Question) -> Result<(), DbError> {
-        self.connection()
-            .execute(
-                "INSERT INTO campaign_totals (campaign, attacker, runs, jobs, nodes, seconds)
-                 VALUES (?1, ?2, 1, 0, 0, 0)
-                 ON CONFLICT (campaign, attacker) DO UPDATE SET runs = runs + 1",
-                params![question.campaign.0, letter(question.attacker)],
-            )
-            .map(|_| ())
-            .map_err(|e| self.query_error(e))
-    }
-
     /// Keeps `progress` of `question` in one transaction: all of it or, after an error, none.
     pub fn record(&self, question: Question, progress: &Progress) -> Result<Stored, DbError> {
         let (campaign, attacker) = (question.campaign.0, letter(question.attacker));
@@ -284,15 +274,16 @@ impl Database {
         transaction
             .execute(
                 "INSERT INTO campaign_totals (campaign, attacker, runs, jobs, nodes, seconds)
-                 VALUES (?1, ?2, 1, ?3, ?4, ?5)
-                 ON CONFLICT (campaign, attacker) DO UPDATE SET jobs = jobs + ?3,
-                     nodes = nodes + ?4, seconds = seconds + ?5",
+                 VALUES (?1, ?2, ?6, ?3, ?4, ?5)
+                 ON CONFLICT (campaign, attacker) DO UPDATE SET runs = runs + ?6,
+                     jobs = jobs + ?3, nodes = nodes + ?4, seconds = seconds + ?5",
                 params![
                     campaign,
                     attacker,
                     clamp(progress.jobs),
                     clamp(progress.work),
-                    progress.seconds
+                    progress.seconds,
+                    i64::from(progress.begins_run)
                 ],
             )
             .map_err(query)?;
@@ -455,7 +446,6 @@ mod tests {
         };
         assert!(db.kept_tree(question).unwrap().is_empty());
         assert_eq!(db.totals(question).unwrap(), Totals::default());
-        db.begin_run(question).unwrap();
         let tree = small_tree();
         let child = pos.play(pos.legal_moves().into_iter().next().unwrap());
         let solved = [fact(child, Player::O, true, None)];
@@ -475,6 +465,7 @@ mod tests {
                     work: 700,
                     seconds: 1.5,
                     sample: Some(sample),
+                    begins_run: true,
                 },
             )
             .unwrap();

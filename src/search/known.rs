@@ -142,7 +142,8 @@ impl<'a> DatabaseKeeper<'a> {
     }
 
     /// A keeper of the campaign `campaign`'s tree for "does `attacker` win?" at `root` (its
-    /// canonical position), counting a new run of it.
+    /// canonical position); its first record counts a new run (a question settled in an
+    /// earlier run is only read again, and records nothing).
     pub(super) fn campaign(
         database: &'a Database,
         policy: StorePolicy,
@@ -161,11 +162,6 @@ impl<'a> DatabaseKeeper<'a> {
                 reached,
                 kept.len()
             )));
-        }
-        // A question settled in an earlier run is only read again, not run.
-        let settled = kept.first().is_some_and(|r| r.phi == 0 || r.delta == 0);
-        if !settled {
-            database.begin_run(question)?;
         }
         let totals = database.totals(question)?;
         Ok(DatabaseKeeper {
@@ -210,14 +206,16 @@ impl<'a> DatabaseKeeper<'a> {
         let Some(keeping) = self.campaign.as_mut() else {
             return true;
         };
-        keeping.recorded = true;
+        // A run's first record is committed at once, so that a run counts only with a tree.
+        let begins_run = !std::mem::replace(&mut keeping.recorded, true);
         for node in nodes {
             keeping.pending_nodes.insert(node.id, *node);
         }
         keeping.pending_facts.extend_from_slice(facts);
         keeping.pending_jobs += u64::from(work > 0);
         keeping.pending_work += work;
-        if !(force || root.is_solved() || keeping.last_commit.elapsed() >= COMMIT_INTERVAL) {
+        let due_commit = keeping.last_commit.elapsed() >= COMMIT_INTERVAL;
+        if !(force || begins_run || root.is_solved() || due_commit) {
             return true;
         }
         let seconds = keeping.last_commit.elapsed().as_secs_f64();
@@ -255,6 +253,7 @@ impl<'a> DatabaseKeeper<'a> {
             work: keeping.pending_work,
             seconds,
             sample,
+            begins_run,
         };
         match self.database.record(keeping.question, &progress) {
             Ok(stored) => {
