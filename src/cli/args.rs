@@ -62,7 +62,7 @@ pub enum Command {
 #[derive(Subcommand, Debug)]
 pub enum CampaignCommand {
     /// Runs (or resumes) the campaign on a position until it is settled or a limit is reached;
-    /// Ctrl-C, `kill -9` or a power cut lose at most the jobs in flight.
+    /// Ctrl-C, `kill -9` or a power cut lose the jobs in flight and the last quarter second.
     Run(CampaignRunArgs),
     /// Where the campaign on a position stands: each question's root numbers, tree, work and
     /// trend.
