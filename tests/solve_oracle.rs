@@ -322,12 +322,22 @@ fn a_node_limit_bounds_the_whole_solve() {
     });
 }
 
+/// A new database in `dir`, named by the next number of `next` (tests that run positions in
+/// parallel give each its own).
+fn numbered_database(
+    dir: &std::path::Path,
+    next: &std::sync::atomic::AtomicUsize,
+) -> uttt::db::Database {
+    let number = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    uttt::db::Database::open(&dir.join(format!("{number}.db"))).unwrap()
+}
+
 /// Every engine with a database: a first solve stores its answers, and a second solve of a
 /// symmetric image (a fresh table, so nothing but the database can answer it) gives the
 /// oracle's value from the database alone, with a legal best move that keeps the value.
 #[test]
 fn every_engine_with_a_database_agrees_with_the_oracle_from_any_image() {
-    use uttt::db::{Database, Source};
+    use uttt::db::Source;
     use uttt::search::StorePolicy;
     let positions = common::playout_positions(40, 4242);
     let dir = common::temp_dir("db-oracle");
@@ -337,11 +347,7 @@ fn every_engine_with_a_database_agrees_with_the_oracle_from_any_image() {
     common::parallel_rows(&positions, |p| {
         let expected = common::oracle::oracle_value(p);
         let pos = parse_position(p).unwrap();
-        let path = dir.join(format!(
-            "{}.db",
-            next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ));
-        let database = Database::open(&path).unwrap();
+        let database = numbered_database(&dir, &next);
         let policy = StorePolicy {
             min_work: 0,
             source: Source::Solve,
@@ -380,7 +386,7 @@ fn every_engine_with_a_database_agrees_with_the_oracle_from_any_image() {
 /// campaign answers any symmetric image of the position from the database.
 #[test]
 fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
-    use uttt::db::{Database, Source};
+    use uttt::db::Source;
     use uttt::search::StorePolicy;
     let positions = common::playout_positions(60, 7_2027);
     let dir = common::temp_dir("campaign-oracle");
@@ -390,11 +396,7 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
         let expected = common::oracle::oracle_value(p);
         let pos = parse_position(p).unwrap();
         for (threads, table_bytes) in [(1, 16 << 20), (2, 16 << 20), (2, 64 << 10)] {
-            let path = dir.join(format!(
-                "{}.db",
-                next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            ));
-            let database = Database::open(&path).unwrap();
+            let database = numbered_database(&dir, &next);
             let policy = StorePolicy {
                 min_work: 0,
                 source: Source::Campaign,
@@ -452,7 +454,7 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
 /// gives the oracle's value and a move that keeps it.
 #[test]
 fn leaves_answered_by_the_database_give_the_oracle_value() {
-    use uttt::db::{Database, Source};
+    use uttt::db::Source;
     use uttt::search::StorePolicy;
     let positions = common::playout_positions(40, 99);
     let dir = common::temp_dir("db-leaves");
@@ -465,11 +467,7 @@ fn leaves_answered_by_the_database_give_the_oracle_value() {
     common::parallel_rows(&positions, |p| {
         let expected = common::oracle::oracle_value(p);
         let pos = parse_position(p).unwrap();
-        let path = dir.join(format!(
-            "{}.db",
-            next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ));
-        let database = Database::open(&path).unwrap();
+        let database = numbered_database(&dir, &next);
         let options = SolveOptions {
             engine: Engine::PnDfpn,
             threads: 2,

@@ -92,30 +92,30 @@ pub fn certify(
     stop: &AtomicBool,
 ) -> Result<Certificate, CertifyError> {
     let limits = Limits::stop_only(stop);
-    let claims = claims_for(verdict);
-    if claims.is_empty() {
-        return Err(CertifyError::Unsettled);
-    }
+    let claims = claims_to_certify(verdict)?;
     let mut research_nodes = 0;
     let blocks = claims
         .into_iter()
         .map(|claim| {
             let attacker = attacker_of(claim);
-            let mut writer = Writer::new(claim, Dfpn::new(table, attacker, epsilon, limits));
-            writer.visit(*pos)?;
-            research_nodes += writer.searcher.nodes();
-            Ok(Block {
-                version: 1,
-                claim,
-                position: *pos,
-                moves: writer.moves,
-            })
+            Writer::new(claim, Dfpn::new(table, attacker, epsilon, limits))
+                .write(1, *pos, &mut research_nodes)
+                .map(|(block, _)| block)
         })
         .collect::<Result<Vec<Block>, CertifyError>>()?;
     Ok(Certificate {
         blocks,
         research_nodes,
     })
+}
+
+/// The claims that certify `verdict` (see [`claims_for`]); an error when it is no answer.
+fn claims_to_certify(verdict: Verdict) -> Result<Vec<Claim>, CertifyError> {
+    let claims = claims_for(verdict);
+    if claims.is_empty() {
+        return Err(CertifyError::Unsettled);
+    }
+    Ok(claims)
 }
 
 /// The attacker of the question whose answer `claim` is: the prover's win, or for `holds`
@@ -144,10 +144,7 @@ pub fn certify_campaign(
     stop: &AtomicBool,
 ) -> Result<Certificate, CertifyError> {
     let limits = Limits::stop_only(stop);
-    let claims = claims_for(verdict);
-    if claims.is_empty() {
-        return Err(CertifyError::Unsettled);
-    }
+    let claims = claims_to_certify(verdict)?;
     let mut research_nodes = 0;
     let mut tops = Vec::new();
     // The pieces the top blocks refer to, by canonical key, in the order first referred to.
@@ -174,19 +171,13 @@ pub fn certify_campaign(
         });
         let mut writer = Writer::new(claim, Dfpn::new(table, attacker, epsilon, limits));
         writer.pieces = Some(&solved_leaves);
-        writer.visit(*pos)?;
-        research_nodes += writer.searcher.nodes();
-        for (key, piece) in writer.referenced {
+        let (top, referenced) = writer.write(2, *pos, &mut research_nodes)?;
+        for (key, piece) in referenced {
             if piece_keys.insert((key, claim)) {
                 pieces.push((claim, piece));
             }
         }
-        tops.push(Block {
-            version: 2,
-            claim,
-            position: *pos,
-            moves: writer.moves,
-        });
+        tops.push(top);
     }
     // Each piece's own block, written last to first: the verifier treats a position of a
     // later block of the same claim as a leaf (rule 4) wherever it meets one, so the writer
@@ -207,14 +198,7 @@ pub fn certify_campaign(
             .expect("every piece has one of the claims");
         let mut writer = Writer::new(claim, searcher);
         writer.pieces = Some(stops);
-        writer.visit(piece)?;
-        research_nodes += writer.searcher.nodes();
-        piece_blocks.push(Block {
-            version: 2,
-            claim,
-            position: piece,
-            moves: writer.moves,
-        });
+        piece_blocks.push(writer.write(2, piece, &mut research_nodes)?.0);
         stops.insert(canonical(&piece).0);
     }
     let mut blocks = tops;
@@ -233,11 +217,34 @@ struct Writer<'a, 'p> {
     /// Positions (canonical keys) proved by blocks of their own later in the file: the
     /// traversal stops there (rule 4 of version 2).
     pieces: Option<&'p HashSet<[u8; KEY_BYTES]>>,
-    /// The pieces the traversal met, in order: their keys and positions as met.
-    referenced: Vec<([u8; KEY_BYTES], Position)>,
+    /// The pieces the traversal met, in order.
+    referenced: Referenced,
 }
 
+/// The pieces a traversal referred to: their canonical keys and positions as met.
+type Referenced = Vec<([u8; KEY_BYTES], Position)>;
+
 impl<'a> Writer<'a, '_> {
+    /// The block of format `version` for the writer's claim at `position`, and the pieces its
+    /// traversal referred to; the MID calls it spent searching again are added to
+    /// `research_nodes`.
+    fn write(
+        mut self,
+        version: u8,
+        position: Position,
+        research_nodes: &mut u64,
+    ) -> Result<(Block, Referenced), CertifyError> {
+        self.visit(position)?;
+        *research_nodes += self.searcher.nodes();
+        let block = Block {
+            version,
+            claim: self.claim,
+            position,
+            moves: self.moves,
+        };
+        Ok((block, self.referenced))
+    }
+
     fn new(claim: Claim, searcher: Dfpn<'a>) -> Self {
         Writer {
             claim,
