@@ -252,3 +252,80 @@ fn a_campaign_with_a_tiny_table_resumes_after_node_limits_to_the_plain_answer() 
     assert_eq!(json["result"], "X");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_campaign_keeps_its_table_in_a_snapshot_beside_its_database() {
+    let dir = temp_dir("campaign-snapshot");
+    let db = dir.join("c.db");
+    let db = db.to_str().unwrap();
+    let snapshot = dir.join("c.db.table");
+    let run = |more: &[&str]| {
+        let mut args = vec!["campaign", "run", POSITION, "--db", db, "--json"];
+        args.extend_from_slice(more);
+        let (code, out, err) = run_uttt(&args);
+        let json: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+        (code, json)
+    };
+    // Stopped by a node limit: the run's table is in the snapshot.
+    let (code, first) = run(&["--node-limit", "300000", "--table-mem", "64M"]);
+    assert_eq!(code, 1, "{first}");
+    let written = &first["snapshot"];
+    assert_eq!(written["loaded_entries"], serde_json::Value::Null);
+    assert!(written["written"].as_u64().unwrap() >= 1, "{written}");
+    let entries = written["entries"].as_u64().unwrap();
+    assert!(entries > 1000, "{written}");
+    assert_eq!(
+        written["bytes"].as_u64().unwrap(),
+        std::fs::metadata(&snapshot).unwrap().len()
+    );
+    // The next run starts from it, and goes on to the plain solve's answer.
+    let (code, second) = run(&["--table-mem", "64M", "--snapshot-every", "100ms"]);
+    assert_eq!(code, 0, "{second}");
+    assert_eq!(second["snapshot"]["loaded_entries"].as_u64(), Some(entries));
+    assert_eq!(second["result"], "X");
+
+    // No snapshot when asked for none, or when the table is a file already.
+    std::fs::remove_file(&snapshot).unwrap();
+    let other = "X;......@O.;O...XX.X./.....O.XX/XOOXX..../O.....O.O/OXO....OX/.OO....X./....O.XX./..XX..OOO/..X.XXO.O";
+    let table_file = dir.join("t.tt");
+    for more in [
+        vec!["--no-snapshot"],
+        vec![
+            "--table-file",
+            table_file.to_str().unwrap(),
+            "--table-mem",
+            "1M",
+        ],
+    ] {
+        let mut args = vec!["campaign", "run", other, "--db", db, "--json"];
+        args.extend(more);
+        let (code, out, err) = run_uttt(&args);
+        assert_eq!(code, 0, "{err}");
+        assert!(!out.contains("\"snapshot\""), "{out}");
+        assert!(!snapshot.exists());
+    }
+
+    // A file that is not a snapshot is refused, never overwritten; so is the database itself.
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, b"my notes").unwrap();
+    let (code, _, err) = run_uttt(&[
+        "campaign",
+        "run",
+        POSITION,
+        "--db",
+        db,
+        "--snapshot",
+        text.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("notes.txt") && err.contains("--no-snapshot"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&text).unwrap(), b"my notes");
+    let (code, _, err) = run_uttt(&["campaign", "run", POSITION, "--db", db, "--snapshot", db]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the database itself"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -381,9 +381,10 @@ fn every_engine_with_a_database_agrees_with_the_oracle_from_any_image() {
 }
 
 /// A campaign stopped by a small node limit again and again, each run on a fresh table (so
-/// that only the database carries its work over), settles every position at the oracle's
-/// value with a best move that keeps it; with one and two workers and a tiny table. Then the
-/// campaign answers any symmetric image of the position from the database.
+/// that only the database carries its work over, or the database and a snapshot of the last
+/// run's table), settles every position at the oracle's value with a best move that keeps
+/// it; with one and two workers and a tiny table. Then the campaign answers any symmetric
+/// image of the position from the database.
 #[test]
 fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
     use uttt::db::Source;
@@ -395,8 +396,18 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
     common::parallel_rows(&positions, |p| {
         let expected = common::oracle::oracle_value(p);
         let pos = parse_position(p).unwrap();
-        for (threads, table_bytes) in [(1, 16 << 20), (2, 16 << 20), (2, 64 << 10)] {
+        let runs_with = [
+            (1, 16 << 20, false),
+            (2, 16 << 20, false),
+            (2, 64 << 10, false),
+            (2, 64 << 10, true),
+        ];
+        for (threads, table_bytes, carried) in runs_with {
             let database = numbered_database(&dir, &next);
+            let snapshot = dir.join(format!(
+                "{}.table",
+                next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            ));
             let policy = StorePolicy {
                 min_work: 0,
                 source: Source::Campaign,
@@ -413,11 +424,17 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
             let report = loop {
                 runs += 1;
                 assert!(runs <= 2_000, "{p}: no answer after {runs} runs");
-                let table = Table::new(table_bytes).unwrap();
+                let mut table = Table::new(table_bytes).unwrap();
+                if carried && snapshot.exists() {
+                    table.load_snapshot(&snapshot).unwrap();
+                }
                 let report = Solver::new(&options, &table)
                     .with_database(&database, policy)
                     .as_campaign()
                     .solve(&pos);
+                if carried {
+                    table.save_snapshot(&snapshot).unwrap();
+                }
                 assert_eq!(report.database.as_ref().unwrap().error, None, "{p}");
                 if report.verdict != Verdict::Unknown {
                     break report;
@@ -426,7 +443,9 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
             if runs > 1 {
                 resumed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
-            let context = format!("{p}: {threads} threads, table {table_bytes}, {runs} runs");
+            let context = format!(
+                "{p}: {threads} threads, table {table_bytes}, snapshot {carried}, {runs} runs"
+            );
             assert_eq!(reference_form(report.verdict), expected, "{context}");
             check_best_move(&pos, report.best_move, expected);
             let image = pos.transform(5);
@@ -440,9 +459,9 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
         }
     });
     let resumed = resumed.into_inner();
-    // 180 campaigns in all; most of these late positions take a few hundred MID calls.
+    // 240 campaigns in all; most of these late positions take a few hundred MID calls.
     assert!(
-        resumed >= 45,
+        resumed >= 60,
         "only {resumed} campaigns needed more than one run: the limit is too large to test resuming"
     );
     std::fs::remove_dir_all(&dir).unwrap();

@@ -115,6 +115,18 @@ pub struct CampaignRunArgs {
     #[cfg(feature = "mpi")]
     #[arg(long, value_enum, default_value = "locality", requires = "mpi")]
     pub mpi_assignment: AssignmentArg,
+    /// Keep a snapshot of the table in this file: loaded when a run starts, written every
+    /// --snapshot-every and when the run ends, so that a run stopped by a crash or `kill -9`
+    /// resumes with what its table knew at the last snapshot [default: the database's path
+    /// with `.table` added; none with --table-file, whose table is a file already, or --mpi]
+    #[arg(long, value_name = "PATH", conflicts_with = "table_file")]
+    pub snapshot: Option<PathBuf>,
+    /// Keep no snapshot of the table.
+    #[arg(long, conflicts_with = "snapshot")]
+    pub no_snapshot: bool,
+    /// How often the table's snapshot is written while the campaign runs.
+    #[arg(long, value_name = "TIME", default_value = "30s", value_parser = parse_duration)]
+    pub snapshot_every: Duration,
 }
 
 /// Options of `uttt campaign status`.

@@ -6,6 +6,7 @@ use super::certificate::{self, Figures};
 use super::options::{open_table, search_options};
 use super::progress::{progress_mode, with_live_line};
 use super::report::{exit_code, number_text, summary_text, SolveJson};
+use super::snapshot::{self, snapshot_path, SnapshotReport};
 use crate::cli::args::{CampaignCertifyArgs, CampaignRunArgs, CampaignStatusArgs};
 use crate::cli::memory::anonymous_table;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_OK};
@@ -29,6 +30,8 @@ struct CampaignRunJson<'a> {
     #[serde(flatten)]
     solve: SolveJson<'a>,
     campaign: Option<&'a CampaignStatus>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    snapshot: Option<&'a SnapshotReport>,
     #[cfg(feature = "mpi")]
     #[serde(skip_serializing_if = "Option::is_none")]
     ranks: Option<&'a [crate::distributed::RankReport]>,
@@ -49,6 +52,7 @@ fn campaign_database(args: &CampaignRunArgs) -> anyhow::Result<(Database, StoreP
 
 /// Runs (or resumes) the campaign the arguments name; returns the exit code.
 pub fn run(args: &CampaignRunArgs) -> anyhow::Result<i32> {
+    let snapshot = snapshot_path(args)?;
     #[cfg(feature = "mpi")]
     if args.mpi {
         return run_mpi(args);
@@ -67,23 +71,58 @@ pub fn run(args: &CampaignRunArgs) -> anyhow::Result<i32> {
     // A file that cannot hold the campaign is refused before any search.
     database.campaign(&pos)?;
     let mut table = open_table(&args.search)?;
+    let mut snapshot = match &snapshot {
+        Some(path) => Some(snapshot::load(&mut table, path)?),
+        None => None,
+    };
     let report = with_live_line(progress_mode(&args.search), &table, |live| {
-        Solver::new(&options, &table)
-            .stopped_by(stop)
-            .watched_by(live)
-            .with_database(&database, policy)
-            .as_campaign()
-            .solve(&pos)
+        let solve = || {
+            Solver::new(&options, &table)
+                .stopped_by(stop)
+                .watched_by(live)
+                .with_database(&database, policy)
+                .as_campaign()
+                .solve(&pos)
+        };
+        match snapshot.as_mut() {
+            Some(snapshot) => snapshot::while_writing(&table, snapshot, args.snapshot_every, solve),
+            None => solve(),
+        }
     });
     table.flush(true)?;
     let status = campaign_status(&database, &pos)?;
     let json = CampaignRunJson {
         solve: SolveJson::of(&report),
         campaign: status.as_ref(),
+        snapshot: snapshot.as_ref(),
         #[cfg(feature = "mpi")]
         ranks: None,
     };
-    print_run(&report, &json, String::new(), args.search.json)
+    let extra = snapshot.as_ref().map_or_else(String::new, snapshot_text);
+    print_run(&report, &json, extra, args.search.json)
+}
+
+/// What the table snapshot did, in words.
+fn snapshot_text(snapshot: &SnapshotReport) -> String {
+    let loaded = match snapshot.loaded_entries {
+        Some(entries) => format!("{entries} entries loaded"),
+        None => "none to load".to_string(),
+    };
+    let written = match &snapshot.error {
+        Some(error) => format!("the last write failed: {error}"),
+        None => format!(
+            "written {} time{} ({:.1} s), last {} entries in {:.1} MiB",
+            snapshot.written,
+            if snapshot.written == 1 { "" } else { "s" },
+            snapshot.write_seconds,
+            snapshot.entries,
+            snapshot.bytes as f64 / f64::from(1 << 20)
+        ),
+    };
+    format!(
+        "snapshot   {}: {loaded}; {written}\n",
+        snapshot.path.display()
+    )
 }
 
 /// Rank 0's part of `campaign run --mpi`: the campaign, its jobs run by the worker ranks
@@ -116,6 +155,7 @@ fn run_mpi(args: &CampaignRunArgs) -> anyhow::Result<i32> {
     let json = CampaignRunJson {
         solve: SolveJson::of(&report),
         campaign: status.as_ref(),
+        snapshot: None,
         ranks: Some(&ranks),
     };
     print_run(&report, &json, ranks_text(&ranks), args.search.json)

@@ -16,6 +16,7 @@ mod options;
 mod progress;
 mod report;
 mod single;
+mod snapshot;
 
 use super::args::{AnalyzeArgs, CampaignCommand, SolveArgs};
 

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 pub(super) const LOCKED: u64 = 1;
 pub(super) const PARKED: u64 = 2;
-const LOCK_MASK: u64 = 0xFFFF;
+pub(super) const LOCK_MASK: u64 = 0xFFFF;
 const COUNTER_STEP: u64 = 4;
 pub(super) const TAG_SHIFT: u32 = 16;
 pub(super) const TAG_BITS: u32 = 42;

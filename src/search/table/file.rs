@@ -23,7 +23,7 @@ const FILE_LAYOUT: u32 = (BUCKET_BYTES as u32) << 16 | (ENTRIES_PER_BUCKET as u3
 
 /// The table's fixed header fields, as stored at the start of a table file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct FileHeader {
+pub(super) struct FileHeader {
     version: u32,
     layout: u32,
     key_seed: u64,
@@ -32,7 +32,18 @@ struct FileHeader {
 }
 
 impl FileHeader {
-    fn encode(&self, out: &mut [u8]) {
+    /// The header of a table file of this build's format with `buckets` buckets.
+    pub(super) fn current(buckets: u64, clean: bool) -> FileHeader {
+        FileHeader {
+            version: FILE_VERSION,
+            layout: FILE_LAYOUT,
+            key_seed: crate::game::tables::ZOBRIST_SEED,
+            buckets,
+            clean,
+        }
+    }
+
+    pub(super) fn encode(&self, out: &mut [u8]) {
         out[..8].copy_from_slice(FILE_MAGIC);
         out[8..12].copy_from_slice(&self.version.to_le_bytes());
         out[12..16].copy_from_slice(&self.layout.to_le_bytes());
@@ -96,13 +107,7 @@ impl Table {
         let map = MmapOptions::new()
             .map_raw(&file)
             .map_err(|e| TableError::io(path, "map", e))?;
-        let mut header = FileHeader {
-            version: FILE_VERSION,
-            layout: FILE_LAYOUT,
-            key_seed: crate::game::tables::ZOBRIST_SEED,
-            buckets: buckets as u64,
-            clean: false,
-        };
+        let mut header = FileHeader::current(buckets as u64, false);
         let mut table = Table {
             map,
             offset: FILE_HEADER_BYTES,
@@ -164,7 +169,7 @@ impl Table {
 }
 
 /// Checks an existing table file's header and size; returns its bucket count.
-fn check_file(path: &Path, file: &File, len: u64) -> Result<usize, TableError> {
+pub(super) fn check_file(path: &Path, file: &File, len: u64) -> Result<usize, TableError> {
     let bad = |problem: String| {
         Err(TableError::BadFile {
             path: path.to_path_buf(),

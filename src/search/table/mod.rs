@@ -23,8 +23,10 @@
 mod entry;
 mod error;
 mod file;
+mod snapshot;
 
 pub use error::TableError;
+pub use snapshot::SnapshotFigures;
 
 use super::numbers::Numbers;
 use entry::{

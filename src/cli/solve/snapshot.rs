@@ -1,0 +1,144 @@
+//! The table snapshot of `uttt campaign run`: which file, loading it before the run, writing
+//! it while the run goes on and when it ends (see `search::table` on snapshots), and what was
+//! done, for the report.
+
+use crate::cli::args::CampaignRunArgs;
+use crate::search::table::{SnapshotFigures, Table};
+use anyhow::Context;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How often the writing thread checks whether the run has ended.
+const TICK: Duration = Duration::from_millis(50);
+
+/// What the snapshot did in one run, reported under `snapshot` in the JSON.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SnapshotReport {
+    /// The snapshot file.
+    pub path: PathBuf,
+    /// Entries loaded into the table before the run (none when there was no snapshot yet).
+    pub loaded_entries: Option<u64>,
+    /// Snapshots written during and at the end of the run.
+    pub written: u32,
+    /// Entries in the last snapshot written.
+    pub entries: u64,
+    /// Bytes of the last snapshot written.
+    pub bytes: u64,
+    /// Seconds spent writing snapshots (by a thread of its own while the search went on,
+    /// except for the last one).
+    pub write_seconds: f64,
+    /// Why the last write failed, if it did (the campaign goes on without it).
+    pub error: Option<String>,
+}
+
+/// The snapshot file a campaign run keeps (see the `--snapshot` option), or none.
+pub fn snapshot_path(args: &CampaignRunArgs) -> anyhow::Result<Option<PathBuf>> {
+    #[cfg(feature = "mpi")]
+    if args.mpi {
+        if args.snapshot.is_some() {
+            anyhow::bail!("--snapshot keeps one process's table: not with --mpi");
+        }
+        return Ok(None);
+    }
+    if args.no_snapshot || args.search.table_file.is_some() {
+        return Ok(None);
+    }
+    let Some(db) = &args.search.db else {
+        return Ok(None);
+    };
+    let path = args.snapshot.clone().unwrap_or_else(|| {
+        let mut name = db.as_os_str().to_os_string();
+        name.push(".table");
+        PathBuf::from(name)
+    });
+    if same_file(&path, db) {
+        anyhow::bail!(
+            "--snapshot {} is the database itself: name another file",
+            path.display()
+        );
+    }
+    Ok(Some(path))
+}
+
+/// Whether two paths name one existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// Loads the snapshot at `path` into `table`, if there is one. A file there that is not a
+/// snapshot is refused rather than overwritten later.
+pub fn load(table: &mut Table, path: &Path) -> anyhow::Result<SnapshotReport> {
+    let mut report = SnapshotReport {
+        path: path.to_path_buf(),
+        ..SnapshotReport::default()
+    };
+    if path.exists() {
+        let figures = table.load_snapshot(path).with_context(|| {
+            format!(
+                "cannot resume from the table snapshot {} (remove it, name another with \
+                 --snapshot, or run with --no-snapshot)",
+                path.display()
+            )
+        })?;
+        report.loaded_entries = Some(figures.entries);
+    }
+    Ok(report)
+}
+
+/// Runs `work` while a thread of its own writes `table`'s snapshot every `every`, then writes
+/// it once more; each write (and any failure) is counted in `report`.
+pub fn while_writing<R: Send>(
+    table: &Table,
+    report: &mut SnapshotReport,
+    every: Duration,
+    work: impl FnOnce() -> R + Send,
+) -> R {
+    let done = AtomicBool::new(false);
+    let path = report.path.clone();
+    let (result, mut written) = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| {
+            let mut written = Vec::new();
+            let mut last = Instant::now();
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(TICK);
+                if last.elapsed() >= every {
+                    written.push(timed_save(table, &path));
+                    last = Instant::now();
+                }
+            }
+            written
+        });
+        let result = work();
+        done.store(true, Ordering::Relaxed);
+        (result, writer.join().expect("the snapshot thread panicked"))
+    });
+    written.push(timed_save(table, &path));
+    for (outcome, seconds) in written {
+        report.write_seconds += seconds;
+        match outcome {
+            Ok(figures) => {
+                report.written += 1;
+                report.entries = figures.entries;
+                report.bytes = figures.bytes;
+                report.error = None;
+            }
+            Err(error) => report.error = Some(error),
+        }
+    }
+    result
+}
+
+/// One snapshot written, with the seconds it took.
+fn timed_save(table: &Table, path: &Path) -> (Result<SnapshotFigures, String>, f64) {
+    let began = Instant::now();
+    let outcome = table.save_snapshot(path).map_err(|e| e.to_string());
+    if let Err(error) = &outcome {
+        eprintln!("warning: the table snapshot was not written: {error}");
+    }
+    (outcome, began.elapsed().as_secs_f64())
+}
