@@ -254,26 +254,24 @@ impl<'a> Dfpn<'a> {
     /// Entries hold numbers for the side to move, so "the other attacker wins" reads φ = 0
     /// where that attacker is to move (here it is the defender, which reaches its goal:
     /// proved) and δ = 0 where it is not (here the attacker is to move and fails: disproved).
-    /// Both keys of a position share a bucket (see [`table_key`]), so the second lookup reads
-    /// the same cache line.
+    /// Both keys of a position share a bucket (see [`table_key`]): one pass over it reads both
+    /// entries.
     fn table_numbers(&mut self, pos: &Position) -> Option<Numbers> {
-        let own = self.table.lookup(self.key(pos)).map(|found| found.numbers);
+        let other = self.attacker.opponent();
+        let (own, theirs) = self.table.lookup_pair(self.key(pos), table_key(pos, other));
+        let own = own.map(|found| found.numbers);
         if own.is_some_and(Numbers::is_solved) {
             return own;
         }
-        let other = self.attacker.opponent();
         let other_to_move = pos.side_to_move() == other;
-        let other_wins = self
-            .table
-            .lookup(table_key(pos, other))
-            .is_some_and(|found| {
-                let numbers = found.numbers;
-                if other_to_move {
-                    numbers.phi == 0
-                } else {
-                    numbers.delta == 0
-                }
-            });
+        let other_wins = theirs.is_some_and(|found| {
+            let numbers = found.numbers;
+            if other_to_move {
+                numbers.phi == 0
+            } else {
+                numbers.delta == 0
+            }
+        });
         if other_wins {
             return Some(if other_to_move {
                 Numbers::PROVED

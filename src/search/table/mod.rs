@@ -229,19 +229,46 @@ impl Table {
     /// Looks `key` up.
     fn lookup(&self, key: u64, counters: &mut TableCounters) -> Option<Found> {
         counters.lookups += 1;
-        let tag = key_tag(key);
+        let found = self
+            .bucket(key)
+            .entries
+            .iter()
+            .find_map(|e| read_entry(e, key_tag(key)));
+        counters.hits += u64::from(found.is_some());
+        found
+    }
+
+    /// [`TableWriter::lookup_pair`], counting into `counters`.
+    fn lookup_pair(
+        &self,
+        key: u64,
+        other: u64,
+        counters: &mut TableCounters,
+    ) -> (Option<Found>, Option<Found>) {
+        debug_assert_eq!(
+            key & self.bucket_mask,
+            other & self.bucket_mask,
+            "a pair of keys shares a bucket"
+        );
+        let (tag, other_tag) = (key_tag(key), key_tag(other));
+        let (mut own, mut theirs) = (None, None);
         for entry in &self.bucket(key).entries {
-            if let Some((meta, numbers)) = entry.read() {
-                if meta_work_log(meta) != 0 && meta >> TAG_SHIFT & TAG_MASK == tag {
-                    counters.hits += 1;
-                    return Some(Found {
-                        numbers: Numbers::unpack(numbers),
-                        work: 1 << (meta_work_log(meta) - 1),
-                    });
-                }
+            if own.is_none() {
+                own = read_entry(entry, tag);
+            }
+            if theirs.is_none() {
+                theirs = read_entry(entry, other_tag);
             }
         }
-        None
+        // Counted as the lookups they replace: the other key is only needed when the first
+        // entry is not solved.
+        counters.lookups += 1;
+        counters.hits += u64::from(own.is_some());
+        if !own.is_some_and(|f| f.numbers.is_solved()) {
+            counters.lookups += 1;
+            counters.hits += u64::from(theirs.is_some());
+        }
+        (own, theirs)
     }
 
     /// [`TableWriter::store`], counting into `counters`.
@@ -326,6 +353,12 @@ impl TableWriter<'_> {
         self.table.lookup(key, &mut self.counters)
     }
 
+    /// Looks up two keys that share a bucket (a position's keys for both questions, see
+    /// `search::table_key`) in one pass over it.
+    pub fn lookup_pair(&mut self, key: u64, other: u64) -> (Option<Found>, Option<Found>) {
+        self.table.lookup_pair(key, other, &mut self.counters)
+    }
+
     /// Stores numbers for `key`, with the work spent on them. Replaces, in order of
     /// preference: the entry of the same key, an empty slot, the unsolved entry with least
     /// work, and only when all four are solved, the solved entry with least work.
@@ -350,6 +383,22 @@ impl Drop for TableWriter<'_> {
     fn drop(&mut self) {
         self.table.report_remaining_fills(&self.counters);
     }
+}
+
+/// The entry's contents if it holds the key whose tag is `tag`. The tag is compared on the
+/// meta word alone first, so that the other entries of a bucket cost one load each; a match is
+/// then read whole by the readers' protocol and its tag checked again.
+#[inline(always)]
+fn read_entry(entry: &entry::Entry, tag: u64) -> Option<Found> {
+    let holds = |meta: u64| meta_work_log(meta) != 0 && meta >> TAG_SHIFT & TAG_MASK == tag;
+    if !holds(entry.meta.load(Ordering::Relaxed)) {
+        return None;
+    }
+    let (meta, numbers) = entry.read()?;
+    holds(meta).then(|| Found {
+        numbers: Numbers::unpack(numbers),
+        work: 1 << (meta_work_log(meta) - 1),
+    })
 }
 
 #[cfg(target_os = "linux")]
@@ -381,6 +430,50 @@ mod tests {
         assert_eq!(table.lookup(0xDEAD_BEEF_1234_5679, &mut c), None);
         assert_eq!(c.lookups, 2);
         assert_eq!(c.hits, 1);
+    }
+
+    #[test]
+    fn a_pair_lookup_finds_what_two_lookups_find_and_counts_as_they_would() {
+        let table = Table::new(512 * 1024).unwrap();
+        let mut stores = TableCounters::default();
+        // Pairs of keys in one bucket (they differ above the index bits, as a position's two
+        // keys do), some stored, some not, some solved: about as many stores as the table has
+        // entries, so that replacement leaves some out.
+        let pair = |i: u64| {
+            let key = crate::game::tables::splitmix64(i).0;
+            (key, key ^ 0x5A5A << 48)
+        };
+        for i in 0..20_000u64 {
+            let (key, other) = pair(i);
+            let numbers = |j: u64| match j % 3 {
+                0 => Numbers::PROVED,
+                1 => Numbers::DISPROVED,
+                _ => Numbers {
+                    phi: 1 + j as u32 % 50,
+                    delta: 2 + j as u32 % 70,
+                },
+            };
+            if i % 4 != 0 {
+                table.store(key, numbers(i), 1 + i % 9, &mut stores);
+            }
+            if i % 5 != 0 {
+                table.store(other, numbers(i / 2), 1 + i % 7, &mut stores);
+            }
+        }
+        let (mut single, mut paired) = (TableCounters::default(), TableCounters::default());
+        let mut both_found = 0;
+        for i in 0..20_000u64 {
+            let (key, other) = pair(i);
+            let own = table.lookup(key, &mut single);
+            let theirs = table.lookup(other, &mut TableCounters::default());
+            if !own.is_some_and(|f| f.numbers.is_solved()) {
+                table.lookup(other, &mut single);
+            }
+            assert_eq!(table.lookup_pair(key, other, &mut paired), (own, theirs));
+            both_found += usize::from(own.is_some() && theirs.is_some());
+        }
+        assert_eq!(paired, single);
+        assert!(both_found > 1_000, "only {both_found} pairs both found");
     }
 
     #[test]
