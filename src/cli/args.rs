@@ -124,8 +124,9 @@ pub struct CampaignRunArgs {
     /// Keep no snapshot of the table.
     #[arg(long, conflicts_with = "snapshot")]
     pub no_snapshot: bool,
-    /// How often the table's snapshot is written while the campaign runs.
-    #[arg(long, value_name = "TIME", default_value = "30s", value_parser = parse_duration)]
+    /// How often the table's snapshot is written while the campaign runs (never sooner after
+    /// one than ten times the time it took to write).
+    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = parse_duration)]
     pub snapshot_every: Duration,
 }
 

@@ -105,7 +105,7 @@ pub fn run(args: &CampaignRunArgs) -> anyhow::Result<i32> {
 /// What the table snapshot did, in words.
 fn snapshot_text(snapshot: &SnapshotReport) -> String {
     let loaded = match snapshot.loaded_entries {
-        Some(entries) => format!("{entries} entries loaded"),
+        Some(entries) => format!("{entries} entries loaded ({:.1} s)", snapshot.load_seconds),
         None => "none to load".to_string(),
     };
     let written = match &snapshot.error {

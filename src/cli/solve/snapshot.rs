@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 
 /// How often the writing thread checks whether the run has ended.
 const TICK: Duration = Duration::from_millis(50);
+/// The least time between two snapshots, as a multiple of the last one's writing time: the
+/// writing thread then takes at most about a tenth of one core, and of the disk.
+const WRITE_SHARE: f64 = 10.0;
 
 /// What the snapshot did in one run, reported under `snapshot` in the JSON.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -20,6 +23,8 @@ pub struct SnapshotReport {
     pub path: PathBuf,
     /// Entries loaded into the table before the run (none when there was no snapshot yet).
     pub loaded_entries: Option<u64>,
+    /// Seconds the loading took.
+    pub load_seconds: f64,
     /// Snapshots written during and at the end of the run.
     pub written: u32,
     /// Entries in the last snapshot written.
@@ -78,6 +83,7 @@ pub fn load(table: &mut Table, path: &Path) -> anyhow::Result<SnapshotReport> {
         ..SnapshotReport::default()
     };
     if path.exists() {
+        let began = Instant::now();
         let figures = table.load_snapshot(path).with_context(|| {
             format!(
                 "cannot resume from the table snapshot {} (remove it, name another with \
@@ -86,12 +92,15 @@ pub fn load(table: &mut Table, path: &Path) -> anyhow::Result<SnapshotReport> {
             )
         })?;
         report.loaded_entries = Some(figures.entries);
+        report.load_seconds = began.elapsed().as_secs_f64();
     }
     Ok(report)
 }
 
-/// Runs `work` while a thread of its own writes `table`'s snapshot every `every`, then writes
-/// it once more; each write (and any failure) is counted in `report`.
+/// Runs `work` while a thread of its own writes `table`'s snapshot every `every` (or, when
+/// writing takes long, no sooner than [`WRITE_SHARE`] times the last write's duration after it,
+/// so that a large table does not spend its time on snapshots), then writes it once more;
+/// each write (and any failure) is counted in `report`.
 pub fn while_writing<R: Send>(
     table: &Table,
     report: &mut SnapshotReport,
@@ -104,10 +113,13 @@ pub fn while_writing<R: Send>(
         let writer = scope.spawn(|| {
             let mut written = Vec::new();
             let mut last = Instant::now();
+            let mut wait = every;
             while !done.load(Ordering::Relaxed) {
                 std::thread::sleep(TICK);
-                if last.elapsed() >= every {
-                    written.push(timed_save(table, &path));
+                if last.elapsed() >= wait {
+                    let (outcome, seconds) = timed_save(table, &path);
+                    written.push((outcome, seconds));
+                    wait = every.max(Duration::from_secs_f64(seconds * WRITE_SHARE));
                     last = Instant::now();
                 }
             }

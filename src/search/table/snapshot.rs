@@ -82,11 +82,20 @@ impl Table {
         })
     }
 
-    /// Fills this table, which no searcher uses yet, from the snapshot at `path`: its part in
-    /// use becomes the snapshot's (or the whole table, if that is smaller: each snapshot
-    /// bucket then goes to the bucket its index selects here, and a full bucket keeps its
-    /// entries of most work). A file that is not a table file of this format is refused.
+    /// Fills this anonymous table, which no searcher uses yet, from the snapshot at `path`: its
+    /// part in use becomes the snapshot's (or the whole table, if that is smaller: each
+    /// snapshot bucket then goes to the bucket its index selects here, and a full bucket keeps
+    /// its entries of most work). A file that is not a table file of this format is refused.
+    /// (A table file uses all its buckets at once, so the snapshot's entries would not be
+    /// where its lookups look: it is refused too.)
     pub fn load_snapshot(&mut self, path: &Path) -> Result<SnapshotFigures, TableError> {
+        if let Some(file) = &self.file {
+            return Err(TableError::BadFile {
+                path: file.clone(),
+                problem: "is a table file: a snapshot is loaded into an anonymous table"
+                    .to_string(),
+            });
+        }
         let mut file = File::open(path).map_err(|e| TableError::io(path, "open", e))?;
         let len = file
             .metadata()
