@@ -153,6 +153,17 @@ fn a_campaign_reports_json_with_its_status() {
     assert_eq!(questions[0]["attacker"], "X");
     assert_eq!(questions[0]["answer"], false);
     assert_eq!(questions[1]["answer"], true);
+    // `db stats` counts the campaign, its kept trees and the work its run did.
+    let (code, stats, err) = run_uttt(&["db", "stats", db, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let stats: serde_json::Value = serde_json::from_str(&stats).unwrap();
+    assert_eq!(stats["campaigns"], 1);
+    let kept: u64 = questions
+        .iter()
+        .map(|q| q["tree_nodes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(stats["campaign_tree_nodes"].as_u64(), Some(kept));
+    assert_eq!(stats["campaign_nodes_searched"], json["nodes"]);
     // The same campaign from a symmetric image (a half turn of the whole board).
     let image = uttt::game::parse_position(pos)
         .unwrap()

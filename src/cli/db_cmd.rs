@@ -32,7 +32,8 @@ fn stats(args: &DbStatsArgs) -> anyhow::Result<i32> {
             .map(|(source, n)| format!("{n} {source}"))
             .collect();
         format!(
-            "facts      {} ({})\npositions  {} ({} with their value)\nsize       {}\n",
+            "facts      {} ({})\npositions  {} ({} with their value)\n\
+             campaigns  {} ({} tree nodes kept; {} nodes searched in {:.1} s)\nsize       {}\n",
             stats.facts,
             if sources.is_empty() {
                 "none".to_string()
@@ -41,6 +42,10 @@ fn stats(args: &DbStatsArgs) -> anyhow::Result<i32> {
             },
             stats.positions,
             stats.values,
+            stats.campaigns,
+            stats.campaign_tree_nodes,
+            stats.campaign_nodes_searched,
+            stats.campaign_seconds,
             show_bytes(stats.bytes)
         )
     };

@@ -113,7 +113,7 @@ impl Known {
 }
 
 /// Counts and sizes, for `uttt db stats`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Stats {
     /// Facts stored.
     pub facts: u64,
@@ -123,6 +123,14 @@ pub struct Stats {
     pub values: u64,
     /// Facts by source.
     pub by_source: Vec<(String, u64)>,
+    /// Campaigns kept (see [`campaign`]).
+    pub campaigns: u64,
+    /// Nodes of their kept trees, over every campaign and question.
+    pub campaign_tree_nodes: u64,
+    /// MID calls their runs searched, over every campaign and question.
+    pub campaign_nodes_searched: u64,
+    /// Seconds their runs searched, over every campaign and question.
+    pub campaign_seconds: f64,
     /// The file's size in bytes (without its write-ahead log).
     pub bytes: u64,
 }
@@ -523,12 +531,23 @@ impl Database {
             .map_err(|e| self.query_error(e))?
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| self.query_error(e))?;
+        let (campaign_nodes_searched, campaign_seconds) = conn
+            .query_row(
+                "SELECT coalesce(sum(nodes), 0), coalesce(sum(seconds), 0.0) FROM campaign_totals",
+                [],
+                |row| Ok((row.get::<_, i64>(0)?.max(0) as u64, row.get::<_, f64>(1)?)),
+            )
+            .map_err(|e| self.query_error(e))?;
         let bytes = std::fs::metadata(&self.path).map_or(0, |m| m.len());
         Ok(Stats {
             facts,
             positions,
             values,
             by_source,
+            campaigns: count("SELECT count(*) FROM campaigns")?,
+            campaign_tree_nodes: count("SELECT count(*) FROM campaign_nodes")?,
+            campaign_nodes_searched,
+            campaign_seconds,
             bytes,
         })
     }
