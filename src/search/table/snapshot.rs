@@ -45,10 +45,23 @@ impl Table {
     /// Writes the active part of this table to `path` (see the module documentation), while
     /// other threads may go on searching with it.
     pub fn save_snapshot(&self, path: &Path) -> Result<SnapshotFigures, TableError> {
-        let buckets = (self.active_mask.load(Ordering::Relaxed) + 1) as usize;
         let part = part_path(path);
-        let failed = |e| TableError::io(&part, "write", e);
-        let file = File::create(&part).map_err(failed)?;
+        let saved = self.write_snapshot(&part).and_then(|figures| {
+            std::fs::rename(&part, path).map_err(|e| TableError::io(path, "replace", e))?;
+            Ok(figures)
+        });
+        if saved.is_err() {
+            // A part written in vain (a full disk, say) is not left behind.
+            let _ = std::fs::remove_file(&part);
+        }
+        saved
+    }
+
+    /// Writes the snapshot to `part` and syncs it (see [`Table::save_snapshot`]).
+    fn write_snapshot(&self, part: &Path) -> Result<SnapshotFigures, TableError> {
+        let buckets = (self.active_mask.load(Ordering::Relaxed) + 1) as usize;
+        let failed = |e| TableError::io(part, "write", e);
+        let file = File::create(part).map_err(failed)?;
         let mut out = BufWriter::with_capacity(CHUNK_BYTES, file);
         let mut header = vec![0u8; FILE_HEADER_BYTES];
         FileHeader::current(buckets as u64, true).encode(&mut header);
@@ -74,8 +87,6 @@ impl Table {
         out.write_all(&chunk).map_err(failed)?;
         let file = out.into_inner().map_err(|e| failed(e.into_error()))?;
         file.sync_all().map_err(failed)?;
-        drop(file);
-        std::fs::rename(&part, path).map_err(|e| TableError::io(path, "replace", e))?;
         Ok(SnapshotFigures {
             entries,
             bytes: (FILE_HEADER_BYTES + buckets * ENTRIES_PER_BUCKET * ENTRY_BYTES) as u64,
@@ -251,6 +262,20 @@ mod tests {
             mean > 600.0,
             "the folded table keeps the larger entries (mean work {mean})"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_snapshot_that_cannot_replace_its_target_leaves_no_part_behind() {
+        let dir = std::env::temp_dir().join(format!("uttt-snapshot-part-{}", std::process::id()));
+        // The target is a directory with a file in it: the rename fails.
+        let path = dir.join("occupied.table");
+        std::fs::create_dir_all(path.join("inside")).unwrap();
+        let table = Table::new(1 << 20).unwrap();
+        fill(&table, 100);
+        let error = table.save_snapshot(&path).unwrap_err().to_string();
+        assert!(error.contains("occupied.table"), "{error}");
+        assert!(!part_path(&path).exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
