@@ -191,6 +191,27 @@ mod tests {
     use super::*;
     use crate::search::numbers::Numbers;
 
+    /// A directory of this test's own, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(test: &str) -> Scratch {
+            let dir = std::env::temp_dir().join(format!("uttt-{test}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            Scratch(dir)
+        }
+
+        fn file(&self, name: &str) -> PathBuf {
+            self.0.join(name)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
     /// Numbers that differ from key to key.
     fn numbers(i: u64) -> Numbers {
         Numbers {
@@ -227,9 +248,8 @@ mod tests {
 
     #[test]
     fn a_snapshot_brings_back_every_entry_it_held() {
-        let dir = std::env::temp_dir().join(format!("uttt-snapshot-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("round-trip.table");
+        let scratch = Scratch::new("snapshot-round-trip");
+        let path = scratch.file("round-trip.table");
         let table = Table::new(64 << 20).unwrap();
         let keys = fill(&table, 200_000);
         let before = found_share(&table, &keys);
@@ -262,40 +282,35 @@ mod tests {
             mean > 600.0,
             "the folded table keeps the larger entries (mean work {mean})"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_snapshot_that_cannot_replace_its_target_leaves_no_part_behind() {
-        let dir = std::env::temp_dir().join(format!("uttt-snapshot-part-{}", std::process::id()));
+        let scratch = Scratch::new("snapshot-part");
         // The target is a directory with a file in it: the rename fails.
-        let path = dir.join("occupied.table");
+        let path = scratch.file("occupied.table");
         std::fs::create_dir_all(path.join("inside")).unwrap();
         let table = Table::new(1 << 20).unwrap();
         fill(&table, 100);
         let error = table.save_snapshot(&path).unwrap_err().to_string();
         assert!(error.contains("occupied.table"), "{error}");
         assert!(!part_path(&path).exists());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_file_that_is_not_a_snapshot_is_refused() {
-        let dir = std::env::temp_dir().join(format!("uttt-snapshot-bad-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("bad.table");
+        let scratch = Scratch::new("snapshot-bad");
+        let path = scratch.file("bad.table");
         std::fs::write(&path, b"not a table").unwrap();
         let mut table = Table::new(1 << 20).unwrap();
         let error = table.load_snapshot(&path).unwrap_err().to_string();
         assert!(error.contains("bad.table"), "{error}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_snapshot_taken_while_searchers_write_holds_only_whole_entries() {
-        let dir = std::env::temp_dir().join(format!("uttt-snapshot-busy-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("busy.table");
+        let scratch = Scratch::new("snapshot-busy");
+        let path = scratch.file("busy.table");
         // A small table, so that keys keep taking one another's slots.
         let table = Table::new(64 << 10).unwrap();
         let keys: Vec<u64> = (0..50_000u64)
@@ -333,14 +348,12 @@ mod tests {
                 assert_eq!(found.numbers, named(key));
             }
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn an_entry_a_writer_holds_is_saved_empty() {
-        let dir = std::env::temp_dir().join(format!("uttt-snapshot-held-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("held.table");
+        let scratch = Scratch::new("snapshot-held");
+        let path = scratch.file("held.table");
         let table = Table::new(1 << 20).unwrap();
         let keys = fill(&table, 1_000);
         // Take the first key's entry as a writer does, in the middle of a write: its numbers
@@ -359,6 +372,5 @@ mod tests {
         let mut writer = fresh.writer();
         assert!(writer.lookup(held).is_none());
         assert!(writer.lookup(keys[1].0).is_some());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
