@@ -229,11 +229,12 @@ impl Table {
     /// Looks `key` up.
     fn lookup(&self, key: u64, counters: &mut TableCounters) -> Option<Found> {
         counters.lookups += 1;
-        let found = self
-            .bucket(key)
-            .entries
-            .iter()
-            .find_map(|e| read_entry(e, key_tag(key)));
+        let tag = key_tag(key);
+        let found = self.bucket(key).entries.iter().find_map(|entry| {
+            holds_tag(entry.meta.load(Ordering::Relaxed), tag)
+                .then(|| read_held(entry, tag))
+                .flatten()
+        });
         counters.hits += u64::from(found.is_some());
         found
     }
@@ -253,11 +254,11 @@ impl Table {
         let (tag, other_tag) = (key_tag(key), key_tag(other));
         let (mut own, mut theirs) = (None, None);
         for entry in &self.bucket(key).entries {
-            if own.is_none() {
-                own = read_entry(entry, tag);
-            }
-            if theirs.is_none() {
-                theirs = read_entry(entry, other_tag);
+            let meta = entry.meta.load(Ordering::Relaxed);
+            if own.is_none() && holds_tag(meta, tag) {
+                own = read_held(entry, tag);
+            } else if theirs.is_none() && holds_tag(meta, other_tag) {
+                theirs = read_held(entry, other_tag);
             }
         }
         // Counted as the lookups they replace: the other key is only needed when the first
@@ -280,20 +281,12 @@ impl Table {
         let mut victim_rank = u64::MAX;
         for (i, entry) in bucket.entries.iter().enumerate() {
             let meta = entry.meta.load(Ordering::Relaxed);
-            let work_log = meta_work_log(meta);
-            if work_log != 0 && meta >> TAG_SHIFT & TAG_MASK == tag {
+            if holds_tag(meta, tag) {
                 victim = i;
                 victim_rank = 0;
                 break;
             }
-            let solved = Numbers::unpack(entry.numbers.load(Ordering::Relaxed)).is_solved();
-            // Rank: empty slots first, then by work, a solved entry counting as if its work
-            // were 2^SOLVED_BONUS_LOG times larger.
-            let rank = if work_log == 0 {
-                1
-            } else {
-                2 + u64::from(solved) * SOLVED_BONUS_LOG + work_log
-            };
+            let rank = keep_rank(meta, entry.numbers.load(Ordering::Relaxed));
             if rank < victim_rank {
                 victim = i;
                 victim_rank = rank;
@@ -385,20 +378,36 @@ impl Drop for TableWriter<'_> {
     }
 }
 
-/// The entry's contents if it holds the key whose tag is `tag`. The tag is compared on the
-/// meta word alone first, so that the other entries of a bucket cost one load each; a match is
-/// then read whole by the readers' protocol and its tag checked again.
+/// Whether an entry whose meta word is `meta` is in use and holds the key whose tag is `tag`.
+/// Lookups test it on the meta word alone before reading an entry whole (see [`read_held`]), so
+/// the other entries of a bucket cost one load each.
 #[inline(always)]
-fn read_entry(entry: &entry::Entry, tag: u64) -> Option<Found> {
-    let holds = |meta: u64| meta_work_log(meta) != 0 && meta >> TAG_SHIFT & TAG_MASK == tag;
-    if !holds(entry.meta.load(Ordering::Relaxed)) {
-        return None;
-    }
+fn holds_tag(meta: u64, tag: u64) -> bool {
+    meta_work_log(meta) != 0 && meta >> TAG_SHIFT & TAG_MASK == tag
+}
+
+/// The contents of an entry whose meta word showed the tag `tag`, read whole by the readers'
+/// protocol; `None` if a writer holds it or it now holds another key.
+#[inline(always)]
+fn read_held(entry: &entry::Entry, tag: u64) -> Option<Found> {
     let (meta, numbers) = entry.read()?;
-    holds(meta).then(|| Found {
+    holds_tag(meta, tag).then(|| Found {
         numbers: Numbers::unpack(numbers),
         work: 1 << (meta_work_log(meta) - 1),
     })
+}
+
+/// How much an entry is worth keeping when a store (or a snapshot folded into a smaller table)
+/// needs its slot, from its meta and numbers words: empty slots (1) first, then by work, a
+/// solved entry counting as if its work were 2^SOLVED_BONUS_LOG times larger.
+#[inline(always)]
+fn keep_rank(meta: u64, numbers: u64) -> u64 {
+    let work_log = meta_work_log(meta);
+    if work_log == 0 {
+        1
+    } else {
+        2 + u64::from(Numbers::unpack(numbers).is_solved()) * SOLVED_BONUS_LOG + work_log
+    }
 }
 
 #[cfg(target_os = "linux")]

@@ -21,7 +21,7 @@
 
 use super::entry::{meta_work_log, LOCK_MASK};
 use super::file::{check_file, FileHeader, FILE_HEADER_BYTES};
-use super::{Table, TableError, ENTRIES_PER_BUCKET};
+use super::{keep_rank, Table, TableError, ENTRIES_PER_BUCKET};
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -96,7 +96,7 @@ impl Table {
     /// Fills this anonymous table, which no searcher uses yet, from the snapshot at `path`: its
     /// part in use becomes the snapshot's (or the whole table, if that is smaller: each
     /// snapshot bucket then goes to the bucket its index selects here, and a full bucket keeps
-    /// its entries of most work). A file that is not a table file of this format is refused.
+    /// the entries the store's replacement rule values most). A file that is not a table file of this format is refused.
     /// (A table file uses all its buckets at once, so the snapshot's entries would not be
     /// where its lookups look: it is refused too.)
     pub fn load_snapshot(&mut self, path: &Path) -> Result<SnapshotFigures, TableError> {
@@ -144,18 +144,21 @@ impl Table {
                         continue;
                     }
                     let target = if folds {
-                        // The empty slot or the one of least work, if that is less than this.
+                        // The slot a store would give up, if it is worth less than this entry.
                         let (victim, least) = bucket
                             .entries
                             .iter()
                             .enumerate()
-                            .map(|(i, e)| (i, meta_work_log(e.meta.load(Ordering::Relaxed))))
-                            .min_by_key(|&(_, work_log)| work_log)
+                            .map(|(i, e)| {
+                                let held = e.meta.load(Ordering::Relaxed);
+                                (i, keep_rank(held, e.numbers.load(Ordering::Relaxed)))
+                            })
+                            .min_by_key(|&(_, rank)| rank)
                             .expect("a bucket has entries");
-                        if least >= meta_work_log(meta) {
+                        if least >= keep_rank(meta, numbers) {
                             continue;
                         }
-                        entries -= u64::from(least != 0);
+                        entries -= u64::from(least > 1);
                         &bucket.entries[victim]
                     } else {
                         &bucket.entries[slot]
