@@ -324,3 +324,32 @@ fn a_campaign_over_mpi_resumes_run_after_run_to_the_plain_value() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `uttt solve --mpi --db`: rank 0 stores what the ranks settle, a second MPI solve is answered
+/// by the database without a job, and a single-process solve reads the same fact.
+#[test]
+fn an_mpi_solve_fills_and_reads_the_database() {
+    let dir = common::temp_dir("mpi-db");
+    let db = dir.join("solved.db");
+    let db = db.to_str().unwrap();
+    let small_jobs = ["--job-work", "100", "--split-threshold", "100"];
+    let with_db = [&small_jobs[..], &["--db", db, "--db-min-work", "0"]].concat();
+    let (code, first) = solve(3, MEDIUM, &with_db);
+    assert_eq!(code, 0, "{first}");
+    assert_eq!(first["result"], "X");
+    assert_eq!(first["database"]["answered"], false, "{first}");
+    assert!(first["database"]["stored"].as_u64().unwrap() > 0, "{first}");
+    let (code, second) = solve(3, MEDIUM, &with_db);
+    assert_eq!(code, 0, "{second}");
+    assert_eq!(second["result"], "X");
+    assert_eq!(second["database"]["answered"], true, "{second}");
+    assert_eq!(second["nodes"], 0, "{second}");
+    let ranks = second["ranks"].as_array().unwrap();
+    assert!(ranks.iter().all(|r| r["jobs"] == 0), "{ranks:?}");
+    let (code, plain, _) = common::run_uttt(&["solve", MEDIUM, "--json", "--db", db]);
+    assert_eq!(code, 0);
+    let plain: Value = serde_json::from_str(&plain).unwrap();
+    assert_eq!(plain["database"]["answered"], true, "{plain}");
+    assert_eq!(plain["result"], "X");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

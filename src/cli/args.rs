@@ -330,7 +330,7 @@ pub struct SolveArgs {
     /// Run over MPI (start with `mpirun -np N`, N ≥ 2): rank 0 runs the root tree, every
     /// other rank `--threads` DFPN workers against its own `--table-mem` table.
     #[cfg(feature = "mpi")]
-    #[arg(long, conflicts_with_all = ["file", "certificate", "verify", "table_file", "private_tables", "db"])]
+    #[arg(long, conflicts_with_all = ["file", "certificate", "verify", "table_file", "private_tables"])]
     pub mpi: bool,
     /// With --mpi: how jobs are given to ranks (locality: to the rank that worked on the
     /// job's subtree before).

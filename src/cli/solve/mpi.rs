@@ -1,11 +1,12 @@
 //! `uttt solve --mpi` (and `uttt campaign run --mpi`): one position solved by every rank of an
-//! MPI job (see [`crate::distributed`]). Rank 0 prints the answer; the other ranks print
-//! nothing.
+//! MPI job (see [`crate::distributed`]). Rank 0 prints the answer (and, with `--db`, alone
+//! consults and fills the database); the other ranks print nothing.
 
-use super::options::{open_table, search_options};
+use super::options::{open_database, open_table, search_options, use_database};
 use super::report::{exit_code, summary_text, SolveJson};
 use crate::cli::args::{AssignmentArg, PlayerArg, SearchArgs, SolveArgs};
 use crate::cli::{interrupt, EXIT_OK};
+use crate::db::Source;
 use crate::distributed::{
     attach_send_buffer, cpu_shortfall_warning, serve, Assignment, MpiWorkers, RankReport,
 };
@@ -32,10 +33,13 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
         args.mpi_assignment,
         |options, table, workers| {
             let pos = args.resolve_position()?;
-            Ok(Solver::new(options, table)
+            // Rank 0 alone reads and writes the database: the worker ranks only search the
+            // jobs it sends them, so they need no access to the file.
+            let database = open_database(&args.search)?;
+            let solver = Solver::new(options, table)
                 .stopped_by(stop)
-                .jobs_on(workers)
-                .solve(&pos))
+                .jobs_on(workers);
+            Ok(use_database(solver, database.as_ref(), &args.search, Source::Solve).solve(&pos))
         },
     )?;
     let Some((report, ranks)) = ran else {
