@@ -1,5 +1,6 @@
 """The work of scripts/reach.sh (see there)."""
 import argparse
+import concurrent.futures
 import json
 import math
 import subprocess
@@ -68,6 +69,9 @@ def main():
                         help="more `uttt solve` options for the build measured (short pass)")
     parser.add_argument("--baseline-options", default="",
                         help="more `uttt solve` options for the baseline (short pass)")
+    parser.add_argument("--parallel", type=int, default=1,
+                        help="solves run at once (each with --threads threads): for machines "
+                             "with at least parallel x threads cores")
     args = parser.parse_args()
     lines = list(positions(args.file))
     if args.lines:
@@ -90,23 +94,33 @@ def main():
         print(f"# pass {name}: {limit:g} s, table {table or 'default'}, "
               f"{args.threads} threads", flush=True)
         print(f"{'line':>4} {'expected':>8}{header}", flush=True)
+        # Every solve of the pass, position by position and build by build, so that with
+        # --parallel the builds' runs of one position still run side by side.
+        tasks = []
         for index, (number, position, expected) in enumerate(lines):
             if name != "short" and all(settled(results["short"][b][index]) for b, _, _ in builds):
                 continue
-            row = f"{number:>4} {expected or '?':>8}"
             for build, binary, options in builds:
-                if name != "short" and settled(results["short"][build][index]):
-                    run = None
-                else:
+                if name == "short" or not settled(results["short"][build][index]):
                     # The long pass sets its own table, so the options' table size yields.
                     extra = options if name == "short" else ""
-                    run = solve(binary, extra, position, args.threads, limit, table)
+                    tasks.append((index, build, binary, extra, position))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
+            runs = {(index, build): pool.submit(solve, binary, extra, position, args.threads,
+                                                limit, table)
+                    for index, build, binary, extra, position in tasks}
+            for index, (number, position, expected) in enumerate(lines):
+                if not any((index, b) in runs for b, _, _ in builds):
+                    continue
+                row = f"{number:>4} {expected or '?':>8}"
+                for build, _, _ in builds:
+                    run = runs[(index, build)].result() if (index, build) in runs else None
                     results[name][build][index] = run
                     if settled(run) and expected and run["result"] != expected:
                         mismatches += 1
                         row += "  MISMATCH"
-                row += f" | {build:>4}: {show(run)}"
-            print(row, flush=True)
+                    row += f" | {build:>4}: {show(run)}"
+                print(row, flush=True)
     print()
     for build, _, _ in builds:
         counts = []

@@ -10,7 +10,9 @@
 # position and the 60-s pass only (about 30 minutes with a baseline).
 # Usage: scripts/reach.sh [--uttt BIN] [--baseline BIN] [--quick] [--file FILE]
 #        [--limit S] [--long-limit S] [--long-table SIZE] [--threads N] [--no-long]
-#        [--lines 2,8] [--uttt-options "..."] [--baseline-options "..."]
+#        [--lines 2,8] [--uttt-options "..."] [--baseline-options "..."] [--parallel N]
+# (--parallel N runs N solves at once, for a machine with N x threads cores or more; the
+# builds' solves of one position are submitted side by side)
 # (the same binary twice with different options compares settings, e.g. --table-mem 4G)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,10 +1,11 @@
 //! Proof certificates: written from solves, checked by the independent verifier, and refused
 //! when tampered with.
 mod common;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use uttt::certificate::{
     leaf, read_blocks, verify_block, verify_blocks, write_block, Block, Claim, ClaimKind, Failure,
 };
+use uttt::db::key::canonical;
 use uttt::game::{format_position, parse_position, Outcome, Player, Position};
 use uttt::search::{certify, Engine, SolveOptions, Solver, Table, Verdict};
 
@@ -302,6 +303,7 @@ fn campaign_certificate(
     // A fresh table: the pieces must be solved again.
     let table = Table::new(16 << 20).unwrap();
     let certificate = certify_campaign(
+        pos,
         &settled.position,
         settled.verdict,
         &settled.trees,
@@ -342,26 +344,37 @@ const O_WIN: &str = "X;O.O...O..;X..OOO..O/X.XX...X./O...O.X.O/XO..X..O./..XXO.X
 fn campaign_certificates_verify_and_prove_the_oracle_value() {
     let dir = common::temp_dir("cert-v2");
     let positions = common::playout_positions(30, 515);
+    // Positions whose campaign keeps another image, so the file opens with blocks at them.
+    let stubs_seen = AtomicUsize::new(0);
     common::parallel_rows(&positions, |p| {
         let pos = parse_position(p).unwrap();
         let name = format!("{:x}", pos.hash());
         let (_, blocks) = campaign_certificate(&pos, &dir, &name);
         assert!(blocks.iter().all(|b| b.version == 2));
         let expected = common::oracle::oracle_value(p);
-        // The certificate is about the campaign's canonical image, which has the same value.
         assert_eq!(
             proven_value_v2(&file_bytes(&blocks)),
             Ok(expected.to_string()),
             "{p}"
         );
+        // The proof is about the position asked, whichever image the campaign keeps.
+        let (_, referenced) = verify_blocks(&blocks);
+        let tops = blocks.iter().zip(&referenced).filter(|(_, r)| !**r);
+        assert!(tops.clone().count() > 0);
+        assert!(tops.clone().all(|(b, _)| b.position == pos), "{p}");
+        if canonical(&pos).1 != pos {
+            stubs_seen.fetch_add(1, Ordering::Relaxed);
+        }
     });
+    assert!(stubs_seen.into_inner() > 0, "no position met another image");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn tampered_references_are_refused_with_the_reason() {
     let dir = common::temp_dir("cert-v2-tamper");
-    let pos = parse_position(O_WIN).unwrap();
+    // The canonical image, so that the file opens with the top block itself.
+    let pos = canonical(&parse_position(O_WIN).unwrap()).1;
     let (verdict, blocks) = campaign_certificate(&pos, &dir, "o-win");
     assert_eq!(verdict, Verdict::Wins(Player::O));
     assert!(

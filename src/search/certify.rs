@@ -127,8 +127,14 @@ fn attacker_of(claim: Claim) -> Player {
     }
 }
 
-/// The version-2 certificate of a campaign's `verdict` at `pos` (the campaign's position),
-/// from its kept trees (each question's attacker and nodes): for each claim, one block that
+/// The version-2 certificate of a campaign's `verdict` at `asked`, an image of `pos` (the
+/// campaign's position, its canonical image) under one of the 8 symmetries.
+///
+/// When `asked` is not `pos` itself, the file opens with a block per claim at `asked` with no
+/// moves: its root is a leaf by rule 4 (it equals the top block's position under a symmetry),
+/// so the file's unreferenced blocks are about the position asked (a claim the rules settle
+/// at the root has its top block at `asked` instead). Then, from the campaign's
+/// kept trees (each question's attacker and nodes), for each claim one block at `pos` that
 /// follows the tree of its question, read from `table` seeded with the tree's numbers, whose
 /// leaves at the tree's solved leaves are references (rule 4) to blocks of their own after
 /// the top blocks; each such piece is solved again on `table` (it was settled by jobs whose
@@ -136,6 +142,7 @@ fn attacker_of(claim: Claim) -> Player {
 /// it meets them. Pieces that are images of one another share one block. Raising `stop` ends
 /// it with [`CertifyError::Stopped`].
 pub fn certify_campaign(
+    asked: &Position,
     pos: &Position,
     verdict: Verdict,
     trees: &[(Player, Vec<KeptNode>)],
@@ -201,7 +208,24 @@ pub fn certify_campaign(
         piece_blocks.push(writer.write(2, piece, &mut research_nodes)?.0);
         stops.insert(canonical(&piece).0);
     }
-    let mut blocks = tops;
+    let mut blocks = Vec::new();
+    if asked != pos {
+        for top in &mut tops {
+            if leaf(asked, top.claim) == Some(true) {
+                // The rules settle the root, in every image: the top block has no moves, and
+                // a block referring to it would leave it unreferenced, a top of its own.
+                top.position = *asked;
+            } else {
+                blocks.push(Block {
+                    version: 2,
+                    claim: top.claim,
+                    position: *asked,
+                    moves: Vec::new(),
+                });
+            }
+        }
+    }
+    blocks.extend(tops);
     blocks.extend(piece_blocks.into_iter().rev());
     Ok(Certificate {
         blocks,

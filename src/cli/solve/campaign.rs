@@ -213,17 +213,17 @@ pub fn certify(args: &CampaignCertifyArgs) -> anyhow::Result<i32> {
         path: Some(&args.certificate),
         verify: args.verify,
     };
-    let figures =
-        certificate::write_and_check_with(&settled.position, &request, "campaign", || {
-            certify_campaign(
-                &settled.position,
-                settled.verdict,
-                &settled.trees,
-                &table,
-                DEFAULT_EPSILON,
-                stop,
-            )
-        })?;
+    let figures = certificate::write_and_check_with(&pos, &request, "campaign", || {
+        certify_campaign(
+            &pos,
+            &settled.position,
+            settled.verdict,
+            &settled.trees,
+            &table,
+            DEFAULT_EPSILON,
+            stop,
+        )
+    })?;
     let Some(figures) = figures else {
         // Stopped before the certificate was complete: nothing was written.
         return Ok(interrupt::exit_code().unwrap_or(crate::cli::EXIT_INCOMPLETE));
