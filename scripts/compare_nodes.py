@@ -39,9 +39,11 @@ def main():
                         help="pn-dfpn runs its root thread and one worker: nearly deterministic")
     parser.add_argument("--old-options", default="", help="more `uttt solve` options for OLD")
     parser.add_argument("--new-options", default="", help="more `uttt solve` options for NEW")
+    parser.add_argument("--parallel", type=int, default=2,
+                        help="solves at once (node counts do not depend on it)")
     args = parser.parse_args()
     lines = list(positions(args.file))
-    with ThreadPoolExecutor(2) as pool:
+    with ThreadPoolExecutor(max(1, args.parallel)) as pool:
         old = list(pool.map(lambda lp: solve(args.old, args.old_options, lp[1], args), lines))
         new = list(pool.map(lambda lp: solve(args.new, args.new_options, lp[1], args), lines))
     ratios, totals, disagreements = [], [0, 0], 0
