@@ -2,12 +2,13 @@
 //! prover's strategy is read from the table, and children the table has lost are solved
 //! again. Runs only when a certificate is asked for; the search itself never pays for it.
 
+use super::campaign::SettledCampaign;
 use super::dfpn::{Dfpn, Limits};
 use super::pn_dfpn::seed_table;
 use super::report::Verdict;
 use super::table::Table;
 use crate::certificate::{leaf, Block, Claim, ClaimKind, Visited};
-use crate::db::campaign::{walk_kept_tree, KeptNode, NO_NODE};
+use crate::db::campaign::{walk_kept_tree, NO_NODE};
 use crate::db::key::{canonical, KEY_BYTES};
 use crate::game::{Move, Player, Position};
 use std::collections::HashSet;
@@ -127,8 +128,8 @@ fn attacker_of(claim: Claim) -> Player {
     }
 }
 
-/// The version-2 certificate of a campaign's `verdict` at `asked`, an image of `pos` (the
-/// campaign's position, its canonical image) under one of the 8 symmetries.
+/// The version-2 certificate of a settled `campaign`'s verdict at `asked`, an image of the
+/// campaign's position `pos` (its canonical image) under one of the 8 symmetries.
 ///
 /// When `asked` is not `pos` itself, the file opens with a block per claim at `asked` with no
 /// moves: its root is a leaf by rule 4 (it equals the top block's position under a symmetry),
@@ -143,15 +144,14 @@ fn attacker_of(claim: Claim) -> Player {
 /// it with [`CertifyError::Stopped`].
 pub fn certify_campaign(
     asked: &Position,
-    pos: &Position,
-    verdict: Verdict,
-    trees: &[(Player, Vec<KeptNode>)],
+    campaign: &SettledCampaign,
     table: &Table,
     epsilon: f64,
     stop: &AtomicBool,
 ) -> Result<Certificate, CertifyError> {
+    let pos = &campaign.position;
     let limits = Limits::stop_only(stop);
-    let claims = claims_to_certify(verdict)?;
+    let claims = claims_to_certify(campaign.verdict)?;
     let mut research_nodes = 0;
     let mut tops = Vec::new();
     // The pieces the top blocks refer to, by canonical key, in the order first referred to.
@@ -159,7 +159,8 @@ pub fn certify_campaign(
     let mut piece_keys = HashSet::new();
     for &claim in &claims {
         let attacker = attacker_of(claim);
-        let kept = trees
+        let kept = campaign
+            .trees
             .iter()
             .find(|(a, _)| *a == attacker)
             .map_or(&[][..], |(_, nodes)| &nodes[..]);

@@ -214,15 +214,7 @@ pub fn certify(args: &CampaignCertifyArgs) -> anyhow::Result<i32> {
         verify: args.verify,
     };
     let figures = certificate::write_and_check_with(&pos, &request, "campaign", || {
-        certify_campaign(
-            &pos,
-            &settled.position,
-            settled.verdict,
-            &settled.trees,
-            &table,
-            DEFAULT_EPSILON,
-            stop,
-        )
+        certify_campaign(&pos, &settled, &table, DEFAULT_EPSILON, stop)
     })?;
     let Some(figures) = figures else {
         // Stopped before the certificate was complete: nothing was written.
