@@ -36,6 +36,11 @@ impl<'a> Limits<'a> {
             live: None,
         }
     }
+
+    /// Whether the stop flag is raised or the deadline has passed.
+    pub fn reached(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
 }
 
 /// A call a searcher makes on its own thread every `interval` MID calls: for a thread that
@@ -340,8 +345,7 @@ impl<'a> Dfpn<'a> {
             if let Some(poll) = self.poll.as_mut() {
                 poll();
             }
-            let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
-            if late || self.limits.stop.load(Ordering::Relaxed) {
+            if self.limits.reached() {
                 self.stopped = true;
                 return true;
             }

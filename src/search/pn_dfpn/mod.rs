@@ -169,10 +169,7 @@ pub fn search(
     // Whether the keeper failed (it keeps the error): the search ends as at a limit.
     let mut keeper_failed = false;
     loop {
-        let out_of_budget = run.nodes >= node_budget
-            || keeper_failed
-            || limits.stop.load(Ordering::Relaxed)
-            || limits.deadline.is_some_and(|d| Instant::now() >= d);
+        let out_of_budget = run.nodes >= node_budget || keeper_failed || limits.reached();
         if tree.nodes[0].real.is_solved() || out_of_budget {
             break;
         }
