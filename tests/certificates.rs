@@ -302,7 +302,7 @@ fn campaign_certificate(
     let stop = AtomicBool::new(false);
     // A fresh table: the pieces must be solved again.
     let table = Table::new(16 << 20).unwrap();
-    let certificate = certify_campaign(pos, &settled, &table, 0.25, &stop)
+    let certificate = certify_campaign(pos, &settled, &table, 0.25, 2, &stop)
         .unwrap_or_else(|e| panic!("{pos}: {e}"));
     (settled.verdict, certificate.blocks)
 }

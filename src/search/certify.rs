@@ -11,9 +11,10 @@ use crate::certificate::{leaf, Block, Claim, ClaimKind, Visited};
 use crate::db::campaign::{walk_kept_tree, NO_NODE};
 use crate::db::key::{canonical, KEY_BYTES};
 use crate::game::{Move, Player, Position};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// Why no certificate could be written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,13 +141,14 @@ fn attacker_of(claim: Claim) -> Player {
 /// leaves at the tree's solved leaves are references (rule 4) to blocks of their own after
 /// the top blocks; each such piece is solved again on `table` (it was settled by jobs whose
 /// tables are gone) and written as a proof that refers in turn to the pieces after it where
-/// it meets them. Pieces that are images of one another share one block. Raising `stop` ends
-/// it with [`CertifyError::Stopped`].
+/// it meets them, `threads` pieces at a time. Pieces that are images of one another share one
+/// block. Raising `stop` ends it with [`CertifyError::Stopped`].
 pub fn certify_campaign(
     asked: &Position,
     campaign: &SettledCampaign,
     table: &Table,
     epsilon: f64,
+    threads: usize,
     stop: &AtomicBool,
 ) -> Result<Certificate, CertifyError> {
     let pos = &campaign.position;
@@ -178,7 +180,8 @@ pub fn certify_campaign(
             }
         });
         let mut writer = Writer::new(claim, Dfpn::new(table, attacker, epsilon, limits));
-        writer.pieces = Some(&solved_leaves);
+        let is_solved_leaf = |key: &[u8; KEY_BYTES]| solved_leaves.contains(key);
+        writer.pieces = Some(&is_solved_leaf);
         let (top, referenced) = writer.write(2, *pos, &mut research_nodes)?;
         for (key, piece) in referenced {
             if piece_keys.insert((key, claim)) {
@@ -187,28 +190,8 @@ pub fn certify_campaign(
         }
         tops.push(top);
     }
-    // Each piece's own block, written last to first: the verifier treats a position of a
-    // later block of the same claim as a leaf (rule 4) wherever it meets one, so the writer
-    // must stop there too, and the later pieces are the ones already written.
-    let mut piece_blocks = Vec::with_capacity(pieces.len());
-    let mut later: Vec<(Claim, HashSet<[u8; KEY_BYTES]>)> =
-        claims.iter().map(|&c| (c, HashSet::new())).collect();
-    for &(claim, piece) in pieces.iter().rev() {
-        let mut searcher = Dfpn::new(table, attacker_of(claim), epsilon, limits);
-        searcher.solve(&piece, u64::MAX);
-        if searcher.was_stopped() {
-            return Err(CertifyError::Stopped);
-        }
-        let stops = later
-            .iter_mut()
-            .find(|(c, _)| *c == claim)
-            .map(|(_, keys)| keys)
-            .expect("every piece has one of the claims");
-        let mut writer = Writer::new(claim, searcher);
-        writer.pieces = Some(stops);
-        piece_blocks.push(writer.write(2, piece, &mut research_nodes)?.0);
-        stops.insert(canonical(&piece).0);
-    }
+    let (piece_blocks, piece_nodes) = write_pieces(&pieces, table, epsilon, limits, threads)?;
+    research_nodes += piece_nodes;
     let mut blocks = Vec::new();
     if asked != pos {
         for top in &mut tops {
@@ -227,11 +210,72 @@ pub fn certify_campaign(
         }
     }
     blocks.extend(tops);
-    blocks.extend(piece_blocks.into_iter().rev());
+    blocks.extend(piece_blocks);
     Ok(Certificate {
         blocks,
         research_nodes,
     })
+}
+
+/// Each piece's own block, in the order of `pieces`, and the MID calls spent solving them
+/// again; written by `threads` threads at once, sharing `table`.
+///
+/// The verifier treats a position of a later block of the same claim as a leaf (rule 4)
+/// wherever it meets one, so the writer of a piece must stop there too, and only there (a
+/// reference points later): the traversal of piece `i` stops at the pieces of its claim
+/// placed after `i`. Nothing else ties the pieces together, so they are written in any order.
+fn write_pieces(
+    pieces: &[(Claim, Position)],
+    table: &Table,
+    epsilon: f64,
+    limits: Limits,
+    threads: usize,
+) -> Result<(Vec<Block>, u64), CertifyError> {
+    // Each piece's place in the file, by claim and canonical key.
+    let places: HashMap<(Claim, [u8; KEY_BYTES]), usize> = pieces
+        .iter()
+        .enumerate()
+        .map(|(i, &(claim, piece))| ((claim, canonical(&piece).0), i))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let research_nodes = AtomicU64::new(0);
+    let written: Vec<Mutex<Option<Result<Block, CertifyError>>>> =
+        pieces.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, pieces.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(claim, piece)) = pieces.get(i) else {
+                    break;
+                };
+                let mut searcher = Dfpn::new(table, attacker_of(claim), epsilon, limits);
+                searcher.solve(&piece, u64::MAX);
+                let result = if searcher.was_stopped() {
+                    Err(CertifyError::Stopped)
+                } else {
+                    let later = |key: &[u8; KEY_BYTES]| {
+                        places.get(&(claim, *key)).is_some_and(|&place| place > i)
+                    };
+                    let mut writer = Writer::new(claim, searcher);
+                    writer.pieces = Some(&later);
+                    let mut nodes = 0;
+                    let block = writer.write(2, piece, &mut nodes).map(|(block, _)| block);
+                    research_nodes.fetch_add(nodes, Ordering::Relaxed);
+                    block
+                };
+                *written[i].lock().expect("no writer panics holding it") = Some(result);
+            });
+        }
+    });
+    let blocks = written
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .expect("no writer panics holding it")
+                .expect("every piece was written")
+        })
+        .collect::<Result<Vec<Block>, CertifyError>>()?;
+    Ok((blocks, research_nodes.into_inner()))
 }
 
 struct Writer<'a, 'p> {
@@ -239,12 +283,16 @@ struct Writer<'a, 'p> {
     searcher: Dfpn<'a>,
     visited: Visited,
     moves: Vec<u8>,
-    /// Positions (canonical keys) proved by blocks of their own later in the file: the
-    /// traversal stops there (rule 4 of version 2).
-    pieces: Option<&'p HashSet<[u8; KEY_BYTES]>>,
+    /// Where the traversal stops: positions proved by blocks of their own later in the file
+    /// (rule 4 of version 2).
+    pieces: Option<&'p IsPiece<'p>>,
     /// The pieces the traversal met, in order.
     referenced: Referenced,
 }
+
+/// Whether a position (by its canonical key) is proved by a block of its own later in the
+/// file.
+type IsPiece<'p> = dyn Fn(&[u8; KEY_BYTES]) -> bool + Sync + 'p;
 
 /// The pieces a traversal referred to: their canonical keys and positions as met.
 type Referenced = Vec<([u8; KEY_BYTES], Position)>;
@@ -296,9 +344,9 @@ impl<'a> Writer<'a, '_> {
             }
             None => {}
         }
-        if let Some(pieces) = self.pieces {
+        if let Some(is_piece) = self.pieces {
             let key = canonical(&pos).0;
-            if pieces.contains(&key) {
+            if is_piece(&key) {
                 self.referenced.push((key, pos));
                 return Ok(());
             }

@@ -14,7 +14,7 @@ use crate::db::{Database, Source};
 use crate::search::campaign::{campaign_status, settled_campaign, CampaignStatus, QuestionStatus};
 use crate::search::certify::certify_campaign;
 use crate::search::options::DEFAULT_EPSILON;
-use crate::search::{Engine, SolveReport, Solver, StorePolicy};
+use crate::search::{Engine, SolveOptions, SolveReport, Solver, StorePolicy};
 use anyhow::Context;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -209,12 +209,15 @@ pub fn certify(args: &CampaignCertifyArgs) -> anyhow::Result<i32> {
         )
     })?;
     let table = anonymous_table(args.table_mem)?;
+    let threads = args
+        .threads
+        .map_or_else(|| SolveOptions::default().threads, |t| t as usize);
     let request = certificate::Request {
         path: Some(&args.certificate),
         verify: args.verify,
     };
     let figures = certificate::write_and_check_with(&pos, &request, "campaign", || {
-        certify_campaign(&pos, &settled, &table, DEFAULT_EPSILON, stop)
+        certify_campaign(&pos, &settled, &table, DEFAULT_EPSILON, threads, stop)
     })?;
     let Some(figures) = figures else {
         // Stopped before the certificate was complete: nothing was written.
