@@ -336,8 +336,10 @@ const O_WIN: &str = "X;O.O...O..;X..OOO..O/X.XX...X./O...O.X.O/XO..X..O./..XXO.X
 fn campaign_certificates_verify_and_prove_the_oracle_value() {
     let dir = common::temp_dir("cert-v2");
     let positions = common::playout_positions(30, 515);
-    // Positions whose campaign keeps another image, so the file opens with blocks at them.
+    // Files that open with a block at the position asked referring to the campaign's other
+    // image, and claims the rules settle at the root, whose top block stands there instead.
     let stubs_seen = AtomicUsize::new(0);
+    let settled_at_root = AtomicUsize::new(0);
     common::parallel_rows(&positions, |p| {
         let pos = parse_position(p).unwrap();
         let name = format!("{:x}", pos.hash());
@@ -354,11 +356,29 @@ fn campaign_certificates_verify_and_prove_the_oracle_value() {
         let tops = blocks.iter().zip(&referenced).filter(|(_, r)| !**r);
         assert!(tops.clone().count() > 0);
         assert!(tops.clone().all(|(b, _)| b.position == pos), "{p}");
-        if canonical(&pos).1 != pos {
-            stubs_seen.fetch_add(1, Ordering::Relaxed);
+        let image = canonical(&pos).1;
+        for (top, _) in tops {
+            let refers_to_image = blocks
+                .iter()
+                .zip(&referenced)
+                .any(|(b, r)| *r && b.position == image && b.claim == top.claim);
+            if top.moves.is_empty() && image != pos && refers_to_image {
+                stubs_seen.fetch_add(1, Ordering::Relaxed);
+            }
+            let kept_image = blocks.iter().any(|b| b.position == image);
+            if kept_image && image != pos && leaf(&pos, top.claim) == Some(true) {
+                settled_at_root.fetch_add(1, Ordering::Relaxed);
+            }
         }
     });
-    assert!(stubs_seen.into_inner() > 0, "no position met another image");
+    assert!(
+        stubs_seen.into_inner() > 0,
+        "no block referred to another image"
+    );
+    assert!(
+        settled_at_root.into_inner() > 0,
+        "no claim settled by the rules at the root of another image's campaign"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -90,7 +90,8 @@ pub struct CampaignCertifyArgs {
     /// Transposition table size for the pieces solved again.
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
     pub table_mem: u64,
-    /// Pieces solved again and written at once, sharing the table [default: the CPUs]
+    /// Pieces solved again and written at once, sharing the table (default: the available
+    /// parallelism).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
     /// One JSON object.

@@ -13,8 +13,7 @@ use crate::db::key::{canonical, KEY_BYTES};
 use crate::game::{Move, Player, Position};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Why no certificate could be written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +76,9 @@ pub fn claims_for(verdict: Verdict) -> Vec<Claim> {
 /// A written certificate and what it cost.
 #[derive(Clone, Debug)]
 pub struct Certificate {
-    /// The blocks, in the order of [`claims_for`].
+    /// The blocks: for a single solve one per claim, in the order of [`claims_for`]; for a
+    /// campaign (see [`certify_campaign`]) the blocks at the position asked, then the top
+    /// blocks, then the pieces.
     pub blocks: Vec<Block>,
     /// MID calls spent solving again children the table had lost.
     pub research_nodes: u64,
@@ -152,6 +153,11 @@ pub fn certify_campaign(
     stop: &AtomicBool,
 ) -> Result<Certificate, CertifyError> {
     let pos = &campaign.position;
+    debug_assert_eq!(
+        canonical(asked).0,
+        canonical(pos).0,
+        "{asked} is not an image of the campaign's position {pos}"
+    );
     let limits = Limits::stop_only(stop);
     let claims = claims_to_certify(campaign.verdict)?;
     let mut research_nodes = 0;
@@ -238,44 +244,71 @@ fn write_pieces(
         .map(|(i, &(claim, piece))| ((claim, canonical(&piece).0), i))
         .collect();
     let next = AtomicUsize::new(0);
-    let research_nodes = AtomicU64::new(0);
-    let written: Vec<Mutex<Option<Result<Block, CertifyError>>>> =
-        pieces.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, pieces.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(claim, piece)) = pieces.get(i) else {
-                    break;
+    // Raised by the first piece that fails, so that the other threads stop taking pieces.
+    let failed = AtomicBool::new(false);
+    let write_some = || {
+        let mut written = Vec::new();
+        let mut research_nodes = 0;
+        while !failed.load(Ordering::Relaxed) && !limits.reached() {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&(claim, piece)) = pieces.get(i) else {
+                break;
+            };
+            let mut searcher = Dfpn::new(table, attacker_of(claim), epsilon, limits);
+            searcher.solve(&piece, u64::MAX);
+            let block = if searcher.was_stopped() {
+                Err(CertifyError::Stopped)
+            } else {
+                let later = |key: &[u8; KEY_BYTES]| {
+                    places.get(&(claim, *key)).is_some_and(|&place| place > i)
                 };
-                let mut searcher = Dfpn::new(table, attacker_of(claim), epsilon, limits);
-                searcher.solve(&piece, u64::MAX);
-                let result = if searcher.was_stopped() {
-                    Err(CertifyError::Stopped)
-                } else {
-                    let later = |key: &[u8; KEY_BYTES]| {
-                        places.get(&(claim, *key)).is_some_and(|&place| place > i)
-                    };
-                    let mut writer = Writer::new(claim, searcher);
-                    writer.pieces = Some(&later);
-                    let mut nodes = 0;
-                    let block = writer.write(2, piece, &mut nodes).map(|(block, _)| block);
-                    research_nodes.fetch_add(nodes, Ordering::Relaxed);
-                    block
-                };
-                *written[i].lock().expect("no writer panics holding it") = Some(result);
-            });
+                let mut writer = Writer::new(claim, searcher);
+                writer.pieces = Some(&later);
+                writer
+                    .write(2, piece, &mut research_nodes)
+                    .map(|(block, _)| block)
+            };
+            if block.is_err() {
+                failed.store(true, Ordering::Relaxed);
+            }
+            written.push((i, block));
         }
+        (written, research_nodes)
+    };
+    let per_thread: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.clamp(1, pieces.len().max(1)))
+            .map(|_| scope.spawn(write_some))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a piece writer panicked"))
+            .collect()
     });
-    let blocks = written
+    let mut slots: Vec<Option<Block>> = vec![None; pieces.len()];
+    let mut research_nodes = 0;
+    // A failure of the proof itself outranks a stop request.
+    let mut error: Option<CertifyError> = None;
+    for (written, nodes) in per_thread {
+        research_nodes += nodes;
+        for (i, block) in written {
+            match block {
+                Ok(block) => slots[i] = Some(block),
+                Err(e) if error.is_none() || error == Some(CertifyError::Stopped) => {
+                    error = Some(e)
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    if let Some(error) = error {
+        return Err(error);
+    }
+    // Every piece was written unless a limit stopped the threads first.
+    let blocks = slots
         .into_iter()
-        .map(|slot| {
-            slot.into_inner()
-                .expect("no writer panics holding it")
-                .expect("every piece was written")
-        })
-        .collect::<Result<Vec<Block>, CertifyError>>()?;
-    Ok((blocks, research_nodes.into_inner()))
+        .collect::<Option<Vec<Block>>>()
+        .ok_or(CertifyError::Stopped)?;
+    Ok((blocks, research_nodes))
 }
 
 struct Writer<'a, 'p> {
@@ -292,7 +325,7 @@ struct Writer<'a, 'p> {
 
 /// Whether a position (by its canonical key) is proved by a block of its own later in the
 /// file.
-type IsPiece<'p> = dyn Fn(&[u8; KEY_BYTES]) -> bool + Sync + 'p;
+type IsPiece<'p> = dyn Fn(&[u8; KEY_BYTES]) -> bool + 'p;
 
 /// The pieces a traversal referred to: their canonical keys and positions as met.
 type Referenced = Vec<([u8; KEY_BYTES], Position)>;
