@@ -8,7 +8,7 @@ use super::pn_dfpn::seed_table;
 use super::report::Verdict;
 use super::table::Table;
 use crate::certificate::{leaf, Block, Claim, ClaimKind, Visited};
-use crate::db::campaign::{walk_kept_tree, NO_NODE};
+use crate::db::campaign::{walk_kept_tree, KeptNode, NO_NODE};
 use crate::db::key::{canonical, KEY_BYTES};
 use crate::game::{Move, Player, Position};
 use std::collections::{HashMap, HashSet};
@@ -174,20 +174,34 @@ pub fn certify_campaign(
             .map_or(&[][..], |(_, nodes)| &nodes[..]);
         seed_table(kept, pos, attacker, table);
         let mut solved_leaves = HashSet::new();
-        walk_kept_tree(kept, pos, |node, leaf| {
-            let side_is_prover = leaf.side_to_move() == claim.prover;
-            let for_prover = if side_is_prover {
+        // The tree's own proving moves: the table seeded from the tree loses entries to the
+        // re-searches' stores, and a tree node whose proving child was evicted would be
+        // solved again from scratch.
+        let mut tree_moves = HashMap::new();
+        let for_prover = |node: &KeptNode, side_is_prover: bool| {
+            if side_is_prover {
                 node.phi == 0
             } else {
                 node.delta == 0
-            };
-            if node.first_child == NO_NODE && for_prover {
-                solved_leaves.insert(canonical(leaf).0);
+            }
+        };
+        walk_kept_tree(kept, pos, |node, here| {
+            let side_is_prover = here.side_to_move() == claim.prover;
+            if !for_prover(node, side_is_prover) {
+                return;
+            }
+            if node.first_child == NO_NODE {
+                solved_leaves.insert(canonical(here).0);
+            } else if side_is_prover {
+                if let Some(mv) = least_work_proving_child(kept, node, here, &for_prover) {
+                    tree_moves.insert(*here, mv);
+                }
             }
         });
         let mut writer = Writer::new(claim, Dfpn::new(table, attacker, epsilon, limits));
         let is_solved_leaf = |key: &[u8; KEY_BYTES]| solved_leaves.contains(key);
         writer.pieces = Some(&is_solved_leaf);
+        writer.tree_moves = Some(&tree_moves);
         let (top, referenced) = writer.write(2, *pos, &mut research_nodes)?;
         for (key, piece) in referenced {
             if piece_keys.insert((key, claim)) {
@@ -221,6 +235,31 @@ pub fn certify_campaign(
         blocks,
         research_nodes,
     })
+}
+
+/// The move to the child of kept-tree `node` (at `pos`, the prover to move) that the tree
+/// shows proved for the prover, of least recorded work; `None` when it shows none.
+fn least_work_proving_child(
+    kept: &[KeptNode],
+    node: &KeptNode,
+    pos: &Position,
+    for_prover: &impl Fn(&KeptNode, bool) -> bool,
+) -> Option<Move> {
+    let mut best: Option<(u32, Move)> = None;
+    let mut child = node.first_child;
+    let mut siblings = 0;
+    while let Some(next) = kept.get(child as usize) {
+        let mv = Move::from_square(usize::from(next.square));
+        if pos.is_legal(mv) && for_prover(next, false) && best.is_none_or(|(w, _)| next.work < w) {
+            best = Some((next.work, mv));
+        }
+        child = next.next_sibling;
+        siblings += 1;
+        if siblings > kept.len() {
+            break;
+        }
+    }
+    best.map(|(_, mv)| mv)
 }
 
 /// Each piece's own block, in the order of `pieces`, and the MID calls spent solving them
@@ -319,6 +358,9 @@ struct Writer<'a, 'p> {
     /// Where the traversal stops: positions proved by blocks of their own later in the file
     /// (rule 4 of version 2).
     pieces: Option<&'p IsPiece<'p>>,
+    /// Proving moves a campaign's kept tree shows, by position (exactly: an image of a
+    /// position needs the image of its move), tried before the table.
+    tree_moves: Option<&'p HashMap<Position, Move>>,
     /// The pieces the traversal met, in order.
     referenced: Referenced,
 }
@@ -358,6 +400,7 @@ impl<'a> Writer<'a, '_> {
             visited: Visited::default(),
             moves: Vec::new(),
             pieces: None,
+            tree_moves: None,
             referenced: Vec::new(),
         }
     }
@@ -385,7 +428,11 @@ impl<'a> Writer<'a, '_> {
             }
         }
         if pos.side_to_move() == self.claim.prover {
-            let mv = self.proving_move(&pos)?;
+            let from_tree = self.tree_moves.and_then(|moves| moves.get(&pos).copied());
+            let mv = match from_tree {
+                Some(mv) => mv,
+                None => self.proving_move(&pos)?,
+            };
             self.moves.push(mv.square() as u8);
             self.visit(pos.play(mv))
         } else {
