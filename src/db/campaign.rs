@@ -379,20 +379,29 @@ pub fn walk_kept_tree(
             continue;
         }
         f(node, &pos);
-        let mut child = node.first_child;
-        let mut siblings = 0;
-        while let Some(next) = nodes.get(child as usize) {
-            let mv = Move::from_square(usize::from(next.square));
-            if !seen[child as usize] && pos.is_legal(mv) {
-                stack.push((child, pos.play(mv)));
-            }
-            child = next.next_sibling;
-            siblings += 1;
-            if siblings > nodes.len() {
-                break;
+        for (child, mv) in kept_children(nodes, node, &pos) {
+            if !seen[child.id as usize] {
+                stack.push((child.id, pos.play(mv)));
             }
         }
     }
+}
+
+/// The children of the kept-tree node `node` at `pos`, with the move to each: its sibling
+/// chain, followed at most as far as there are nodes (links that loop, in a damaged file,
+/// cannot hang it), leaving out a child whose square is not a legal move at `pos`.
+pub fn kept_children<'n>(
+    nodes: &'n [KeptNode],
+    node: &KeptNode,
+    pos: &Position,
+) -> impl Iterator<Item = (&'n KeptNode, Move)> {
+    let pos = *pos;
+    std::iter::successors(nodes.get(node.first_child as usize), move |child| {
+        nodes.get(child.next_sibling as usize)
+    })
+    .take(nodes.len())
+    .map(|child| (child, Move::from_square(usize::from(child.square))))
+    .filter(move |(_, mv)| pos.is_legal(*mv))
 }
 
 /// A kept node from its row's values, if every value is in range.

@@ -8,7 +8,7 @@ use super::pn_dfpn::seed_table;
 use super::report::Verdict;
 use super::table::Table;
 use crate::certificate::{leaf, Block, Claim, ClaimKind, Visited};
-use crate::db::campaign::{walk_kept_tree, KeptNode, NO_NODE};
+use crate::db::campaign::{kept_children, walk_kept_tree, KeptNode, NO_NODE};
 use crate::db::key::{canonical, KEY_BYTES};
 use crate::game::{Move, Player, Position};
 use std::collections::{HashMap, HashSet};
@@ -173,31 +173,7 @@ pub fn certify_campaign(
             .find(|(a, _)| *a == attacker)
             .map_or(&[][..], |(_, nodes)| &nodes[..]);
         seed_table(kept, pos, attacker, table);
-        let mut solved_leaves = HashSet::new();
-        // The tree's own proving moves: the table seeded from the tree loses entries to the
-        // re-searches' stores, and a tree node whose proving child was evicted would be
-        // solved again from scratch.
-        let mut tree_moves = HashMap::new();
-        let for_prover = |node: &KeptNode, side_is_prover: bool| {
-            if side_is_prover {
-                node.phi == 0
-            } else {
-                node.delta == 0
-            }
-        };
-        walk_kept_tree(kept, pos, |node, here| {
-            let side_is_prover = here.side_to_move() == claim.prover;
-            if !for_prover(node, side_is_prover) {
-                return;
-            }
-            if node.first_child == NO_NODE {
-                solved_leaves.insert(canonical(here).0);
-            } else if side_is_prover {
-                if let Some(mv) = least_work_proving_child(kept, node, here, &for_prover) {
-                    tree_moves.insert(*here, mv);
-                }
-            }
-        });
+        let (solved_leaves, tree_moves) = kept_proof(kept, pos, claim);
         let mut writer = Writer::new(claim, Dfpn::new(table, attacker, epsilon, limits));
         let is_solved_leaf = |key: &[u8; KEY_BYTES]| solved_leaves.contains(key);
         writer.pieces = Some(&is_solved_leaf);
@@ -237,29 +213,46 @@ pub fn certify_campaign(
     })
 }
 
-/// The move to the child of kept-tree `node` (at `pos`, the prover to move) that the tree
-/// shows proved for the prover, of least recorded work; `None` when it shows none.
-fn least_work_proving_child(
+/// What a campaign's kept tree `kept` (at `pos`) shows of the proof of `claim`: its leaves
+/// solved for the prover (by canonical key: the pieces, which have blocks of their own), and
+/// at each inner node proved with the prover to move, the move to a child the tree shows
+/// proved (of least recorded work). The writer takes those moves before the table: the table
+/// seeded from the tree loses entries to the re-searches' stores, and a tree node whose
+/// proving child was evicted would be solved again from scratch.
+fn kept_proof(
     kept: &[KeptNode],
-    node: &KeptNode,
     pos: &Position,
-    for_prover: &impl Fn(&KeptNode, bool) -> bool,
-) -> Option<Move> {
-    let mut best: Option<(u32, Move)> = None;
-    let mut child = node.first_child;
-    let mut siblings = 0;
-    while let Some(next) = kept.get(child as usize) {
-        let mv = Move::from_square(usize::from(next.square));
-        if pos.is_legal(mv) && for_prover(next, false) && best.is_none_or(|(w, _)| next.work < w) {
-            best = Some((next.work, mv));
+    claim: Claim,
+) -> (HashSet<[u8; KEY_BYTES]>, HashMap<Position, Move>) {
+    let mut solved_leaves = HashSet::new();
+    let mut tree_moves = HashMap::new();
+    walk_kept_tree(kept, pos, |node, here| {
+        let side_is_prover = here.side_to_move() == claim.prover;
+        if !proved_for_prover(node, side_is_prover) {
+            return;
         }
-        child = next.next_sibling;
-        siblings += 1;
-        if siblings > kept.len() {
-            break;
+        if node.first_child == NO_NODE {
+            solved_leaves.insert(canonical(here).0);
+        } else if side_is_prover {
+            let proving = kept_children(kept, node, here)
+                .filter(|(child, _)| proved_for_prover(child, false))
+                .min_by_key(|(child, _)| child.work);
+            if let Some((_, mv)) = proving {
+                tree_moves.insert(*here, mv);
+            }
         }
+    });
+    (solved_leaves, tree_moves)
+}
+
+/// Whether a kept node's numbers show its position proved for the prover: its side to move
+/// reaches its goal when that side is the prover (φ = 0), fails it when not (δ = 0).
+fn proved_for_prover(node: &KeptNode, side_is_prover: bool) -> bool {
+    if side_is_prover {
+        node.phi == 0
+    } else {
+        node.delta == 0
     }
-    best.map(|(_, mv)| mv)
 }
 
 /// Each piece's own block, in the order of `pieces`, and the MID calls spent solving them

@@ -96,9 +96,9 @@ impl Table {
     /// Fills this anonymous table, which no searcher uses yet, from the snapshot at `path`: its
     /// part in use becomes the snapshot's (or the whole table, if that is smaller: each
     /// snapshot bucket then goes to the bucket its index selects here, and a full bucket keeps
-    /// the entries the store's replacement rule values most). A file that is not a table file of this format is refused.
-    /// (A table file uses all its buckets at once, so the snapshot's entries would not be
-    /// where its lookups look: it is refused too.)
+    /// the entries the store's replacement rule values most). A file that is not a table file
+    /// of this format is refused. (A table file uses all its buckets at once, so the
+    /// snapshot's entries would not be where its lookups look: it is refused too.)
     pub fn load_snapshot(&mut self, path: &Path) -> Result<SnapshotFigures, TableError> {
         if let Some(file) = &self.file {
             return Err(TableError::BadFile {
