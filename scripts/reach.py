@@ -154,4 +154,5 @@ def main():
     sys.exit(1 if mismatches else 0)
 
 
-main()
+if __name__ == "__main__":
+    main()
