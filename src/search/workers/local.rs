@@ -21,7 +21,16 @@ struct LocalWorkers<'a> {
 
 impl Workers for LocalWorkers<'_> {
     fn slots(&self) -> usize {
-        self.threads
+        // One job waits in the channel beyond one per thread, so that a thread that finishes
+        // a job takes the next at once instead of idling while the root thread merges the
+        // result and selects another leaf (BENCHMARKS.md, "Two threads"). A single thread gets
+        // no queue: with one job in flight at a time the root's merges never race the job,
+        // which keeps the one-worker search deterministic.
+        if self.threads > 1 {
+            self.threads + 1
+        } else {
+            self.threads
+        }
     }
 
     fn threads(&self) -> usize {
@@ -29,7 +38,7 @@ impl Workers for LocalWorkers<'_> {
     }
 
     fn terms(&self) -> JobTerms {
-        // One table: nothing to share, and no round trip to hide.
+        // One table: nothing to share, and no message round trip to hide.
         JobTerms::default()
     }
 
