@@ -16,8 +16,20 @@ def positions(path):
             yield number, fields[0], fields[1] if len(fields) > 1 else None
 
 
+# How `show` writes one binary question's outcome after its attacker's letter.
+QUESTION_MARKS = {"proved": "+", "disproved": "-", "unknown": "?"}
+
+
+def questions(report):
+    """Each binary question the solve asked, as its attacker and a mark ("X- O?": X cannot
+    win, O's question is open), so that a position left unknown shows what it did settle."""
+    return " ".join(f"{search['attacker']}{QUESTION_MARKS.get(search['outcome'], '!')}"
+                    for search in report.get("searches", []))
+
+
 def solve(binary, options, position, threads, limit_s, table_mem):
-    """One solve in a fresh process: a dict of result, wall seconds, nodes and fill."""
+    """One solve in a fresh process: a dict of result, questions, wall seconds, nodes and
+    fill."""
     command = [binary, "solve", position, "--json", "--quiet", "--threads", str(threads),
                "--time-limit", f"{limit_s}s", *options.split()]
     if table_mem:
@@ -32,9 +44,9 @@ def solve(binary, options, position, threads, limit_s, table_mem):
     try:
         report = json.loads(out)
     except json.JSONDecodeError:
-        return {"result": "error", "wall": wall, "nodes": 0, "fill": 0.0}
-    return {"result": report["result"], "wall": wall, "nodes": report["nodes"],
-            "fill": report["table"]["fill"]}
+        return {"result": "error", "questions": "", "wall": wall, "nodes": 0, "fill": 0.0}
+    return {"result": report["result"], "questions": questions(report), "wall": wall,
+            "nodes": report["nodes"], "fill": report["table"]["fill"]}
 
 
 def settled(run):
@@ -43,8 +55,8 @@ def settled(run):
 
 def show(run):
     if run is None:
-        return f"{'-':>8} {'':>8} {'':>11} {'':>5}"
-    return (f"{run['result']:>8} {run['wall']:>8.1f} {run['nodes']:>11} "
+        return f"{'-':>8} {'':>5} {'':>8} {'':>11} {'':>5}"
+    return (f"{run['result']:>8} {run['questions']:>5} {run['wall']:>8.1f} {run['nodes']:>11} "
             f"{100 * run['fill']:>4.0f}%")
 
 
@@ -87,11 +99,12 @@ def main():
         passes.append(("long", args.long_limit, args.long_table))
     # results[pass][build][index]
     results = {name: {b: [None] * len(lines) for b, _, _ in builds} for name, _, _ in passes}
-    header = "".join(f" | {b:>4}: {'answer':>8} {'time s':>8} {'nodes':>11} {'fill':>5}"
+    header = "".join(f" | {b:>4}: {'answer':>8} {'asked':>5} {'time s':>8} {'nodes':>11} "
+                     f"{'fill':>5}"
                      for b, _, _ in builds)
     mismatches = 0
     for name, limit, table in passes:
-        print(f"# pass {name}: {limit:g} s, table {table or 'default'}, "
+        print(f"# pass {name}: {limit:g} s, table {table or 'as the options say'}, "
               f"{args.threads} threads", flush=True)
         print(f"{'line':>4} {'expected':>8}{header}", flush=True)
         # Every solve of the pass, position by position and build by build, so that with

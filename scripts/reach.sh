@@ -3,6 +3,7 @@
 # 2 threads, first within 60 s with the default table, then, for those still unknown, within
 # 10 minutes with an 8 GiB table; with --baseline BIN, that build runs each position right
 # after this one (interleaved, so both see the same machine). Prints per position the answer,
+# each binary question asked ("asked": X- O? means X cannot win, O's question is still open),
 # time, nodes and final table fill of each build, then the settled counts per limit and the
 # geometric-mean time ratio over positions both builds settle.
 #
