@@ -7,8 +7,8 @@ use uttt::search::workers::private::with_private_tables;
 use uttt::search::{Engine, SolveOptions, SolveReport, SolveValue, Solver, Table, Verdict};
 
 /// The engines under test: DFPN, shared-table DFPN with 2 and 4 searchers, and PN-DFPN with
-/// 1, 2 and 4 workers and small jobs and split threshold, so that even these quick positions
-/// grow a root tree.
+/// 1, 2, 4, 8 and 16 workers and small jobs and split threshold, so that even these quick
+/// positions grow a root tree.
 fn engines() -> Vec<SolveOptions> {
     let mut all = vec![SolveOptions {
         engine: Engine::Dfpn,
@@ -21,7 +21,7 @@ fn engines() -> Vec<SolveOptions> {
             ..SolveOptions::default()
         });
     }
-    for threads in [1, 2, 4] {
+    for threads in [1, 2, 4, 8, 16] {
         all.push(SolveOptions {
             engine: Engine::PnDfpn,
             threads,
@@ -46,21 +46,41 @@ fn solver_value(
     })
 }
 
-/// [`solver_value`] for PN-DFPN with two workers that each search against a table of their own
-/// of `table_bytes` (`uttt solve --private-tables`, as MPI's worker ranks do).
-fn private_tables_value(notation: &str, table_bytes: u64, check_move: bool) -> String {
+/// [`solver_value`] for PN-DFPN with `workers` workers that each search against a table of
+/// their own of `table_bytes` (`uttt solve --private-tables`, as MPI's worker ranks do: jobs
+/// held for a busy worker, solved subtrees shared).
+fn private_tables_value(
+    notation: &str,
+    workers: usize,
+    table_bytes: u64,
+    check_move: bool,
+) -> String {
+    solved_value(notation, table_bytes, check_move, |pos, table| {
+        private_tables_solve(pos, &SolveOptions::default(), workers, table_bytes, table)
+    })
+}
+
+/// Solves `pos` with `options` (made PN-DFPN with small jobs) on `workers` workers with tables
+/// of their own of `table_bytes`, the root's table being `table`.
+fn private_tables_solve(
+    pos: &Position,
+    options: &SolveOptions,
+    workers: usize,
+    table_bytes: u64,
+    table: &Table,
+) -> SolveReport {
     let options = SolveOptions {
         engine: Engine::PnDfpn,
-        threads: 2,
+        threads: workers,
         job_work: 300,
         split_threshold: 200,
-        ..SolveOptions::default()
+        ..options.clone()
     };
-    solved_value(notation, table_bytes, check_move, |pos, table| {
-        let private = [0, 1].map(|_| Table::new(table_bytes).unwrap());
-        with_private_tables(&private, None, |workers| {
-            Solver::new(&options, table).jobs_on(workers).solve(pos)
-        })
+    let private: Vec<Table> = (0..workers)
+        .map(|_| Table::new(table_bytes).unwrap())
+        .collect();
+    with_private_tables(&private, None, |transport| {
+        Solver::new(&options, table).jobs_on(transport).solve(pos)
     })
 }
 
@@ -160,17 +180,58 @@ fn every_engine_matches_the_oracle_on_random_playouts() {
 fn workers_with_private_tables_match_the_reference_values_and_the_oracle() {
     let rows = common::data_rows("late-positions.tsv");
     common::parallel_rows(&rows, |row| {
-        for table_bytes in [16 << 20, 64 << 10] {
-            let got = private_tables_value(&row[0], table_bytes, false);
-            assert_eq!(got, row[1], "{} table {table_bytes}", row[0]);
+        for workers in [2, 4, 8] {
+            for table_bytes in [16 << 20, 64 << 10] {
+                let got = private_tables_value(&row[0], workers, table_bytes, false);
+                assert_eq!(got, row[1], "{} {workers} tables of {table_bytes}", row[0]);
+            }
         }
     });
     common::parallel_rows(&common::playout_positions(200, 2026), |p| {
         let expected = common::oracle::oracle_value(p);
-        assert_eq!(private_tables_value(p, 16 << 20, true), expected, "{p}");
-        let tiny = private_tables_value(p, 64 << 10, false);
-        assert_eq!(tiny, expected, "tiny tables: {p}");
+        for workers in [2, 8] {
+            let value = private_tables_value(p, workers, 16 << 20, workers == 2);
+            assert_eq!(value, expected, "{p}: {workers} tables");
+            let tiny = private_tables_value(p, workers, 64 << 10, false);
+            assert_eq!(tiny, expected, "{p}: {workers} tiny tables");
+        }
     });
+}
+
+#[test]
+fn private_tables_under_a_limit_give_unknown_or_the_true_value_never_another() {
+    // A limit aborts the jobs in flight and takes back the ones held for a busy worker
+    // unrun; so does the end of the first question when it is answered with jobs in flight.
+    let positions = common::playout_positions(24, 78);
+    let seen = std::sync::Mutex::new((0usize, 0usize));
+    common::parallel_rows(&positions, |p| {
+        let expected = common::oracle::oracle_value(p);
+        let pos = parse_position(p).unwrap();
+        for workers in [3, 8] {
+            for node_limit in [40, 300, 2_000, 10_000] {
+                let limited = SolveOptions {
+                    node_limit: Some(node_limit),
+                    ..SolveOptions::default()
+                };
+                let table = Table::new(1 << 20).unwrap();
+                let report = private_tables_solve(&pos, &limited, workers, 1 << 20, &table);
+                let mut counts = seen.lock().unwrap();
+                if report.value() == SolveValue::Unknown {
+                    counts.0 += 1;
+                } else {
+                    counts.1 += 1;
+                    let got = reference_form(report.verdict);
+                    assert_eq!(got, expected, "{p}: {workers} tables, {node_limit} nodes");
+                }
+            }
+        }
+    });
+    let (unknown, settled) = *seen.lock().unwrap();
+    // Both kinds of answer must occur, or the check says nothing.
+    assert!(
+        unknown > 10 && settled > 10,
+        "{unknown} unknown, {settled} settled"
+    );
 }
 
 #[test]

@@ -12,8 +12,10 @@
 //!
 //! Locality: a job goes back to the rank that ran the last job at its leaf, or else at the
 //! leaf's nearest ancestor that had one, since that rank's table holds the subtree; when that
-//! rank is full the least busy rank takes the job (and owns the leaf from then on). Each rank
-//! holds [`QUEUE_DEPTH`] jobs per thread, so that a thread finds its next job waiting when it
+//! rank is full the job waits at rank 0 for it within bounds, and past them the least busy rank
+//! takes the job (and owns the leaf from then on); see
+//! [`Placement`](crate::search::workers::placement::Placement). Each rank holds
+//! [`QUEUE_DEPTH`] jobs per thread, so that a thread finds its next job waiting when it
 //! finishes one instead of idling through the message round trip.
 //!
 //! An MPI solve searches more nodes than one process with a shared table: mostly because the

@@ -5,7 +5,7 @@ use super::{
     MAX_UNSENT_LEARNED, MIN_JOB_WORK, QUEUE_DEPTH, TAG,
 };
 use crate::search::dfpn::SolvedEntry;
-use crate::search::workers::placement::{Owners, SHARE_MIN_WORK};
+use crate::search::workers::placement::{Placement, SHARE_MIN_WORK};
 use crate::search::{Job, JobResult, JobTerms, Workers};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -18,12 +18,12 @@ pub struct MpiWorkers<'a> {
     send_buffer: SendBuffer,
     threads_per_rank: usize,
     assignment: Assignment,
-    in_flight: Vec<usize>,
     figures: Vec<RankReport>,
     busy_ns: Vec<u64>,
     next_turn: usize,
-    /// Which rank searched each subtree last.
-    owners: Owners,
+    /// Which rank searched each subtree last, the jobs in flight at each, and the jobs held
+    /// for a rank that is full (workers are ranks − 1).
+    placement: Placement<Job>,
     /// Results taken in while a send was under way, with their worker (rank − 1).
     pending: VecDeque<(usize, JobResult)>,
     /// Per worker (rank − 1), the subtrees other ranks solved that go with its next jobs.
@@ -47,7 +47,11 @@ impl<'a> MpiWorkers<'a> {
             send_buffer,
             threads_per_rank: threads_per_rank.max(1),
             assignment,
-            in_flight: vec![0; ranks],
+            placement: Placement::new(
+                ranks,
+                threads_per_rank.max(1) * QUEUE_DEPTH,
+                assignment == Assignment::Locality,
+            ),
             figures: (1..=ranks)
                 .map(|rank| RankReport {
                     rank,
@@ -56,7 +60,6 @@ impl<'a> MpiWorkers<'a> {
                 .collect(),
             busy_ns: vec![0; ranks],
             next_turn: 0,
-            owners: Owners::default(),
             pending: VecDeque::new(),
             unsent_learned: vec![VecDeque::new(); ranks],
             started: Instant::now(),
@@ -76,7 +79,7 @@ impl<'a> MpiWorkers<'a> {
 
     fn broadcast(&mut self, message: &ToWorker) {
         let bytes = encode(message);
-        for worker in 0..self.in_flight.len() {
+        for worker in 0..self.figures.len() {
             self.send_bytes(worker, &bytes);
         }
     }
@@ -118,26 +121,12 @@ impl<'a> MpiWorkers<'a> {
         true
     }
 
-    /// The worker (rank − 1) for `job`.
-    fn choose(&mut self, job: &Job) -> usize {
-        let ranks = self.in_flight.len();
-        let preferred = match self.assignment {
-            // Its table holds the subtree.
-            Assignment::Locality => self.owners.of(&job.path).unwrap_or(0),
-            Assignment::RoundRobin => {
-                self.next_turn = (self.next_turn + 1) % ranks;
-                self.next_turn
-            }
-        };
-        // Owners are kept under either assignment, so that both report the jobs they moved.
-        let capacity = self.threads_per_rank * QUEUE_DEPTH;
-        let placed = self
-            .owners
-            .place(&job.path, preferred, &self.in_flight, capacity);
-        if placed.moved {
-            self.figures[placed.worker].jobs_moved += 1;
-        }
-        placed.worker
+    /// Sends `job` to `worker` (rank − 1) with the subtrees other ranks solved since its last
+    /// job (up to [`LEARNED_PER_JOB`]).
+    fn dispatch(&mut self, worker: usize, job: Job) {
+        let unsent = &mut self.unsent_learned[worker];
+        let learned = unsent.drain(..unsent.len().min(LEARNED_PER_JOB)).collect();
+        self.send_job(worker, &ToWorker::Job { job, learned });
     }
 
     /// Each worker rank's figures so far.
@@ -171,11 +160,11 @@ impl Drop for MpiWorkers<'_> {
 
 impl Workers for MpiWorkers<'_> {
     fn slots(&self) -> usize {
-        self.threads() * QUEUE_DEPTH
+        self.threads() * QUEUE_DEPTH + self.placement.hold_slots()
     }
 
     fn threads(&self) -> usize {
-        self.in_flight.len() * self.threads_per_rank
+        self.figures.len() * self.threads_per_rank
     }
 
     fn terms(&self) -> JobTerms {
@@ -186,11 +175,23 @@ impl Workers for MpiWorkers<'_> {
     }
 
     fn submit(&mut self, job: Job) {
-        let worker = self.choose(&job);
-        self.in_flight[worker] += 1;
-        let unsent = &mut self.unsent_learned[worker];
-        let learned = unsent.drain(..unsent.len().min(LEARNED_PER_JOB)).collect();
-        self.send_job(worker, &ToWorker::Job { job, learned });
+        let ranks = self.figures.len();
+        let preferred = match self.assignment {
+            // Its table holds the subtree.
+            Assignment::Locality => self.placement.owner(&job.path).unwrap_or(0),
+            Assignment::RoundRobin => {
+                self.next_turn = (self.next_turn + 1) % ranks;
+                self.next_turn
+            }
+        };
+        let path = job.path.clone();
+        // Owners are kept under either assignment, so that both report the jobs they moved.
+        if let Some(sent) = self.placement.submit(&path, preferred, job) {
+            if sent.placed.moved {
+                self.figures[sent.placed.worker].jobs_moved += 1;
+            }
+            self.dispatch(sent.placed.worker, sent.job);
+        }
     }
 
     fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
@@ -208,7 +209,10 @@ impl Workers for MpiWorkers<'_> {
                         unsent.drain(..excess);
                     }
                 }
-                self.in_flight[worker] -= 1;
+                if let Some(held) = self.placement.finished(worker) {
+                    // Its rank has room again: the job held for it goes now.
+                    self.dispatch(worker, held);
+                }
                 self.figures[worker].jobs += 1;
                 self.figures[worker].nodes += result.work;
                 self.busy_ns[worker] += result.busy_ns;
@@ -221,7 +225,8 @@ impl Workers for MpiWorkers<'_> {
         }
     }
 
-    fn abort(&mut self) {
+    fn abort(&mut self) -> Vec<Job> {
         self.broadcast(&ToWorker::Abort);
+        self.placement.take_held()
     }
 }

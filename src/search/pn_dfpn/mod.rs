@@ -230,9 +230,13 @@ pub fn search(
             }
         }
     }
-    // Stop the jobs in flight and take their results in.
+    // Stop the jobs in flight and take their results in; the jobs never started come back
+    // unrun.
     if in_flight > 0 {
-        workers.abort();
+        for job in workers.abort() {
+            in_flight -= 1;
+            withdraw(&mut tree, &job.path);
+        }
     }
     while in_flight > 0 {
         if let Some(result) = workers.receive(POLL) {
@@ -404,25 +408,14 @@ fn merge(
     run.tree.jobs += 1;
     run.counters.add(&result.counters);
     // Find the leaf again by its moves; a freed subtree ends the walk early.
-    let mut ids = vec![0u32];
+    let ids = tree.walk(&result.path);
     let mut positions = vec![*root.pos];
-    for &square in &result.path {
-        let here = *ids.last().unwrap();
-        let next = tree
-            .children(here)
-            .into_iter()
-            .find(|&c| tree.nodes[c as usize].square == square);
-        match next {
-            Some(c) => {
-                ids.push(c);
-                let pos = positions
-                    .last()
-                    .unwrap()
-                    .play(Move::from_square(square as usize));
-                positions.push(pos);
-            }
-            None => break,
-        }
+    for &square in &result.path[..ids.len() - 1] {
+        let pos = positions
+            .last()
+            .unwrap()
+            .play(Move::from_square(square as usize));
+        positions.push(pos);
     }
     // The job's work was done below every node of its path: each carries it, so that an
     // internal node's table entry (stored below) weighs its whole subtree, not the work it had
@@ -497,6 +490,28 @@ fn merge(
     merged
 }
 
+/// Takes back a job that never ran, at `path`: its leaf and the nodes above it no longer count
+/// it in flight, and their virtual numbers are their real ones again where nothing else is in
+/// flight below.
+fn withdraw(tree: &mut Tree, path: &[u8]) {
+    let ids = tree.walk(path);
+    for &n in &ids {
+        let node = &mut tree.nodes[n as usize];
+        node.in_flight = node.in_flight.saturating_sub(1);
+    }
+    if ids.len() == path.len() + 1 {
+        let leaf = &mut tree.nodes[*ids.last().unwrap() as usize];
+        if leaf.first_child == NONE && leaf.in_flight == 0 {
+            leaf.virt = leaf.real;
+        }
+    }
+    for &n in ids.iter().rev() {
+        if tree.nodes[n as usize].first_child != NONE {
+            tree.recompute(n);
+        }
+    }
+}
+
 /// A best move at a leaf solved with `numbers`, from its children's numbers (see
 /// [`SolvedLeaf::best_move`]).
 fn solved_leaf_move(numbers: Numbers, children: &[(u8, Numbers)]) -> Option<Move> {
@@ -544,7 +559,9 @@ mod tests {
             let job = self.queue.pop_front()?;
             Some(job.run(self.table, self.limits, None))
         }
-        fn abort(&mut self) {}
+        fn abort(&mut self) -> Vec<Job> {
+            Vec::new()
+        }
     }
 
     /// 80,000 MID calls of "does O win?" at [`POSITION`] against `table`, with `slots` jobs in
@@ -573,6 +590,102 @@ mod tests {
         let run = search(question, &config, table, limits, 80_000, &mut workers, None);
         assert!(!run.numbers.is_solved(), "the budget must end the search");
         run
+    }
+
+    /// Workers that run one job at a time and hold the others back (as a transport holds a
+    /// job for a busy worker) until nothing else is queued, and hand the held ones back on an
+    /// abort.
+    struct HoldingWorkers<'a> {
+        inline: InlineWorkers<'a>,
+        held: VecDeque<Job>,
+        withdrawn: usize,
+    }
+
+    impl Workers for HoldingWorkers<'_> {
+        fn slots(&self) -> usize {
+            self.inline.slots
+        }
+        fn threads(&self) -> usize {
+            1
+        }
+        fn terms(&self) -> JobTerms {
+            JobTerms::default()
+        }
+        fn submit(&mut self, job: Job) {
+            if self.inline.queue.is_empty() {
+                self.inline.submit(job);
+            } else {
+                self.held.push_back(job);
+            }
+        }
+        fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
+            if self.inline.queue.is_empty() {
+                let job = self.held.pop_front()?;
+                self.inline.submit(job);
+            }
+            self.inline.receive(timeout)
+        }
+        fn abort(&mut self) -> Vec<Job> {
+            self.withdrawn += self.held.len();
+            self.held.drain(..).collect()
+        }
+    }
+
+    #[test]
+    fn jobs_handed_back_unrun_on_an_abort_leave_the_tree_searchable() {
+        let table = Table::new(64 << 20).unwrap();
+        let root: Position = POSITION.parse().unwrap();
+        let stop = AtomicBool::new(false);
+        let limits = Limits::stop_only(&stop);
+        let config = PnDfpnConfig {
+            job_work: 500,
+            split_threshold: 2_000,
+            tree_bytes: 1 << 20,
+            epsilon: 0.25,
+            job_time: None,
+        };
+        let mut workers = HoldingWorkers {
+            inline: InlineWorkers {
+                slots: 6,
+                table: &table,
+                limits,
+                queue: VecDeque::new(),
+            },
+            held: VecDeque::new(),
+            withdrawn: 0,
+        };
+        // O wins, so the root is solved (for X, to move: its goal fails) while jobs are still
+        // held: the search takes them back and returns.
+        let o_wins = RootQuestion {
+            root,
+            attacker: Player::O,
+        };
+        let run = search(
+            o_wins,
+            &config,
+            &table,
+            limits,
+            u64::MAX,
+            &mut workers,
+            None,
+        );
+        assert_eq!(run.numbers, Numbers::DISPROVED);
+        assert!(workers.withdrawn > 0, "no job was ever handed back");
+        // The same workers answer the next question: nothing was left counted in flight.
+        let x_wins = RootQuestion {
+            root,
+            attacker: Player::X,
+        };
+        let run = search(
+            x_wins,
+            &config,
+            &table,
+            limits,
+            u64::MAX,
+            &mut workers,
+            None,
+        );
+        assert_eq!(run.numbers, Numbers::DISPROVED);
     }
 
     #[test]

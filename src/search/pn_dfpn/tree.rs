@@ -136,6 +136,24 @@ impl Tree {
         out
     }
 
+    /// The nodes along `path` (squares of moves from the root), the root first; it stops early
+    /// where a move has no node (a subtree freed meanwhile).
+    pub(super) fn walk(&self, path: &[u8]) -> Vec<u32> {
+        let mut ids = vec![0u32];
+        for &square in path {
+            let here = *ids.last().unwrap();
+            let next = self
+                .children(here)
+                .into_iter()
+                .find(|&c| self.nodes[c as usize].square == square);
+            match next {
+                Some(c) => ids.push(c),
+                None => break,
+            }
+        }
+        ids
+    }
+
     /// Gives the leaf `id` children: (square of the move, numbers) each; returns their ids.
     pub(super) fn expand(&mut self, id: u32, children: &[(u8, Numbers)]) -> Vec<u32> {
         let mut ids = Vec::with_capacity(children.len());

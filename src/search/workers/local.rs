@@ -51,8 +51,10 @@ impl Workers for LocalWorkers<'_> {
         receive_from_threads(&self.results, timeout, self.failed)
     }
 
-    fn abort(&mut self) {
+    fn abort(&mut self) -> Vec<Job> {
         self.abort.store(true, std::sync::atomic::Ordering::Relaxed);
+        // Every job submitted is in the channel or running: all come back.
+        Vec::new()
     }
 }
 

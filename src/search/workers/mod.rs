@@ -18,8 +18,9 @@ use std::time::Duration;
 /// neither makes nor changes a job.
 ///
 /// Rounds: after [`Workers::abort`], every job in flight returns at once and its result
-/// still comes back; the caller takes all of them in before it submits again, and the next
-/// job submitted starts a new round, which the abort no longer concerns.
+/// still comes back, except the jobs the abort hands back unstarted; the caller takes all of
+/// them in before it submits again, and the next job submitted starts a new round, which the
+/// abort no longer concerns.
 pub trait Workers {
     /// How many jobs may be in flight at once.
     fn slots(&self) -> usize;
@@ -31,8 +32,10 @@ pub trait Workers {
     fn submit(&mut self, job: Job);
     /// A finished job's result, waiting at most `timeout` for one.
     fn receive(&mut self, timeout: Duration) -> Option<JobResult>;
-    /// Asks the running jobs to return at once; their results still come back.
-    fn abort(&mut self);
+    /// Asks the running jobs to return at once; their results still come back. Returns the
+    /// jobs submitted but not started (held for a busy worker, see
+    /// [`placement::Placement`]): they never run, and no result comes for them.
+    fn abort(&mut self) -> Vec<Job>;
 }
 
 /// A worker thread's loop: runs every job from `jobs` against `table` within `limits` and

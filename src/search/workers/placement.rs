@@ -1,8 +1,9 @@
 //! Where the jobs of a root tree go when each worker searches against a table of its own (the
 //! worker ranks of an MPI run, or the threads of `uttt solve --private-tables`): back to the
-//! worker whose table knows their subtree, while it has room.
+//! worker whose table knows their subtree, while it has room, or else, for a while, waiting
+//! at the root until it has.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 /// Subtrees a worker solved with at least this many MID calls are passed on to every other
 /// worker (over MPI: rank), whose table would otherwise have to solve them again. Lower
@@ -70,6 +71,120 @@ pub fn worker_with_room(in_flight: &[usize], preferred: usize, capacity: usize) 
     }
 }
 
+/// The jobs of the workers of one transport: which worker's table knows each subtree
+/// ([`Owners`]), the jobs in flight at each worker, and the jobs held at the root for a worker
+/// that is full.
+///
+/// Why hold: when every worker is full, the slot a result frees is at the worker that sent it,
+/// and the next leaf the root selects almost never belongs to that worker (with 16 workers, 15
+/// times in 16). Sent there, the job searches a subtree that worker's table knows nothing of,
+/// and takes the subtree from its owner, so with many workers most jobs would move and every
+/// table would know a little of everything (BENCHMARKS.md, "Scaling"). A held job waits instead
+/// for its owner's next free slot, while the free slot takes the next leaf selected (whose
+/// owner may be that worker). Holding is bounded, so that a subtree that draws most of the
+/// leaves still spreads over the other workers: at most [`Placement::hold_slots`] jobs in all,
+/// and at most `capacity` for one worker (one more queue's worth).
+pub struct Placement<J> {
+    owners: Owners,
+    in_flight: Vec<usize>,
+    /// The jobs a worker may have in flight.
+    capacity: usize,
+    /// Whether jobs may wait for their owner (locality assignment).
+    holds: bool,
+    /// Held jobs with the worker they wait for (`None`: any), oldest first.
+    held: VecDeque<(Option<usize>, J)>,
+}
+
+/// A job [`Placement::submit`] sends now.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Dispatch<J> {
+    /// The job.
+    pub job: J,
+    /// Where it goes.
+    pub placed: Placed,
+}
+
+impl<J> Placement<J> {
+    /// The placement of `workers` workers (at least one) that take `capacity` jobs each;
+    /// `holds`: whether a job may wait at the root for its owner (see [`Placement`]).
+    pub fn new(workers: usize, capacity: usize, holds: bool) -> Placement<J> {
+        assert!(workers > 0, "at least one worker");
+        Placement {
+            owners: Owners::default(),
+            in_flight: vec![0; workers],
+            capacity: capacity.max(1),
+            holds,
+            held: VecDeque::new(),
+        }
+    }
+
+    /// The most jobs held at once, beyond the workers' own: one per worker when holding (none
+    /// with a single worker, which owns everything and so never waits for another).
+    pub fn hold_slots(&self) -> usize {
+        if self.holds && self.in_flight.len() > 1 {
+            self.in_flight.len()
+        } else {
+            0
+        }
+    }
+
+    /// The worker whose table knows the subtree at `path` (see [`Owners::of`]).
+    pub fn owner(&self, path: &[u8]) -> Option<usize> {
+        self.owners.of(path)
+    }
+
+    /// Takes a new job at `path` that would best go to `preferred`: returns it with the worker
+    /// to send it to now (see [`Owners::place`]), or holds it and returns `None`: for the
+    /// subtree's owner when the owner is full and the holding bounds allow (see
+    /// [`Placement`]), and whenever every worker is full (for the owner, or for whichever
+    /// worker finishes a job first), so that no worker ever has more than its capacity.
+    pub fn submit(&mut self, path: &[u8], preferred: usize, job: J) -> Option<Dispatch<J>> {
+        let owner = self.owners.of(path);
+        let full = |worker: usize| self.in_flight[worker] >= self.capacity;
+        let wait_for_owner = owner.is_some_and(|owner| {
+            let waiting = self.held.iter().filter(|(w, _)| *w == Some(owner)).count();
+            full(owner) && self.held.len() < self.hold_slots() && waiting < self.capacity
+        });
+        let room = worker_with_room(&self.in_flight, preferred, self.capacity);
+        if wait_for_owner || (self.holds && full(room)) {
+            if let Some(owner) = owner {
+                self.owners.0.insert(path.to_vec(), owner);
+            }
+            self.held.push_back((owner, job));
+            return None;
+        }
+        let placed = self
+            .owners
+            .place(path, preferred, &self.in_flight, self.capacity);
+        self.in_flight[placed.worker] += 1;
+        Some(Dispatch { job, placed })
+    }
+
+    /// Takes back a job finished by `worker`; returns the oldest job held for it (or for any
+    /// worker), now in flight there, if any.
+    pub fn finished(&mut self, worker: usize) -> Option<J> {
+        self.in_flight[worker] -= 1;
+        let index = self
+            .held
+            .iter()
+            .position(|(w, _)| w.is_none_or(|w| w == worker))?;
+        let (_, job) = self.held.remove(index)?;
+        self.in_flight[worker] += 1;
+        Some(job)
+    }
+
+    /// Every held job, oldest first, which will not be sent any more: for an abort, after
+    /// which the root takes them back unrun (see [`super::Workers::abort`]).
+    pub fn take_held(&mut self) -> Vec<J> {
+        self.held.drain(..).map(|(_, job)| job).collect()
+    }
+
+    /// The jobs in flight at each worker.
+    pub fn in_flight(&self) -> &[usize] {
+        &self.in_flight
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +236,64 @@ mod tests {
         assert_eq!(owners.of(&[4, 0]), Some(0));
         // A job at a subtree nobody searched moves nothing.
         assert!(!owners.place(&[5], 2, &idle, 1).moved);
+    }
+
+    #[test]
+    fn a_job_whose_owner_is_full_waits_for_it_within_the_bounds() {
+        // Three workers of one job each.
+        let mut placement = Placement::new(3, 1, true);
+        assert_eq!(placement.hold_slots(), 3);
+        // Unowned subtrees go where there is room.
+        let a = placement.submit(&[1], 0, "a").unwrap();
+        assert_eq!(a.placed.worker, 0);
+        let b = placement.submit(&[2], 0, "b").unwrap();
+        assert_eq!(b.placed.worker, 1);
+        // Below [1], owned by the full worker 0: held, not moved to worker 2.
+        assert_eq!(placement.submit(&[1, 5], 0, "c"), None);
+        assert_eq!(placement.in_flight(), &[1, 1, 0]);
+        // Worker 0 may hold `capacity` (one) job: the next one below [1] moves to worker 2.
+        let d = placement.submit(&[1, 6], 0, "d").unwrap();
+        assert_eq!(
+            d.placed,
+            Placed {
+                worker: 2,
+                moved: true
+            }
+        );
+        // Worker 1 finishes with nothing held for it; worker 0 finishes and takes "c" at once.
+        assert_eq!(placement.finished(1), None);
+        assert_eq!(placement.finished(0), Some("c"));
+        assert_eq!(placement.in_flight(), &[1, 0, 1]);
+        assert_eq!(placement.owner(&[1, 5, 3]), Some(0));
+        // An abort takes the held jobs back: none is sent any more.
+        assert_eq!(placement.submit(&[1, 5, 3], 0, "e"), None);
+        assert_eq!(placement.take_held(), vec!["e"]);
+        assert_eq!(placement.in_flight(), &[1, 0, 1]);
+        assert_eq!(placement.finished(0), None);
+    }
+
+    #[test]
+    fn jobs_are_held_at_most_one_per_worker_in_all_and_never_without_holding() {
+        let mut placement = Placement::new(2, 1, true);
+        placement.submit(&[1], 0, 1).unwrap();
+        placement.submit(&[2], 0, 2).unwrap();
+        assert_eq!(placement.submit(&[1, 1], 0, 3), None);
+        assert_eq!(placement.submit(&[2, 1], 1, 4), None);
+        // Two held for two workers, but every worker is full: the third waits too, for the
+        // first worker to finish, as does a job at a subtree nobody owns.
+        assert_eq!(placement.submit(&[1, 2], 0, 5), None);
+        assert_eq!(placement.submit(&[3], 0, 6), None);
+        assert_eq!(placement.finished(1), Some(4));
+        assert_eq!(placement.finished(1), Some(6));
+        assert_eq!(placement.finished(1), None);
+        assert_eq!(placement.finished(0), Some(3));
+        assert_eq!(placement.finished(0), Some(5));
+        assert_eq!(placement.in_flight(), &[1, 0]);
+        // Round-robin (no holding) and a single worker never hold.
+        let mut plain = Placement::new(2, 1, false);
+        plain.submit(&[1], 0, 1).unwrap();
+        plain.submit(&[2], 1, 2).unwrap();
+        assert!(plain.submit(&[1, 1], 0, 3).is_some());
+        assert_eq!(Placement::<u8>::new(1, 1, true).hold_slots(), 0);
     }
 }

@@ -1,6 +1,6 @@
 //! PN-DFPN workers that each search against a table of their own, in this process: what the
 //! worker ranks of an MPI run do, without the messages (`uttt solve --private-tables`). Jobs
-//! are placed as MPI's locality places them ([`Owners`]), and a job's solved subtrees go into
+//! are placed (and held for a busy owner) as MPI's locality places them ([`Placement`]), and a job's solved subtrees go into
 //! every other worker's table as its result comes in, as MPI passes them on. Unlike over MPI,
 //! a thread holds one job at a time and a job has no minimum of work (there is no round trip
 //! to hide), and every solved subtree of [`SHARE_MIN_WORK`] or more is shared at once. So the
@@ -8,7 +8,7 @@
 //! time of an MPI solve against this is what the message layer costs together with the queue
 //! and the minimum that hide its round trip.
 
-use super::placement::{Owners, SHARE_MIN_WORK};
+use super::placement::{Placement, SHARE_MIN_WORK};
 use super::{receive_from_threads, spawn_worker, start_round, Workers};
 use crate::search::dfpn::{Limits, LiveStats};
 use crate::search::job::{Job, JobResult, JobTerms};
@@ -25,13 +25,12 @@ struct PrivateTableWorkers<'a> {
     abort: &'a AtomicBool,
     /// Raised by a worker thread that panicked: its job's result will never come.
     failed: &'a AtomicBool,
-    in_flight: Vec<usize>,
-    owners: Owners,
+    placement: Placement<Job>,
 }
 
 impl Workers for PrivateTableWorkers<'_> {
     fn slots(&self) -> usize {
-        self.jobs.len()
+        self.jobs.len() + self.placement.hold_slots()
     }
 
     fn threads(&self) -> usize {
@@ -47,17 +46,18 @@ impl Workers for PrivateTableWorkers<'_> {
 
     fn submit(&mut self, job: Job) {
         start_round(self.abort);
-        let preferred = self.owners.of(&job.path).unwrap_or(0);
-        let placed = self.owners.place(&job.path, preferred, &self.in_flight, 1);
-        self.in_flight[placed.worker] += 1;
-        self.jobs[placed.worker]
-            .send(job)
-            .expect("the worker threads outlive the searches");
+        let preferred = self.placement.owner(&job.path).unwrap_or(0);
+        let path = job.path.clone();
+        if let Some(sent) = self.placement.submit(&path, preferred, job) {
+            self.send(sent.placed.worker, sent.job);
+        }
     }
 
     fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
         let (worker, mut result) = receive_from_threads(&self.results, timeout, self.failed)?;
-        self.in_flight[worker] -= 1;
+        if let Some(held) = self.placement.finished(worker) {
+            self.send(worker, held);
+        }
         let solved = std::mem::take(&mut result.solved);
         for (other, table) in self.tables.iter().enumerate() {
             if other != worker {
@@ -70,8 +70,17 @@ impl Workers for PrivateTableWorkers<'_> {
         Some(result)
     }
 
-    fn abort(&mut self) {
+    fn abort(&mut self) -> Vec<Job> {
         self.abort.store(true, Ordering::Relaxed);
+        self.placement.take_held()
+    }
+}
+
+impl PrivateTableWorkers<'_> {
+    fn send(&self, worker: usize, job: Job) {
+        self.jobs[worker]
+            .send(job)
+            .expect("the worker threads outlive the searches");
     }
 }
 
@@ -113,8 +122,7 @@ pub fn with_private_tables<R>(
             results,
             abort: &abort,
             failed: &failed,
-            in_flight: vec![0; tables.len()],
-            owners: Owners::default(),
+            placement: Placement::new(tables.len(), 1, true),
         };
         // Dropping the workers, also when `f` panics, closes the job channels: the threads
         // finish and the scope ends.

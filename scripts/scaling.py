@@ -1,0 +1,148 @@
+"""The work of scripts/scaling.sh (see there)."""
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+from reach import geometric_mean, positions
+
+
+def run_solve(command, limit_s):
+    """One solve in a fresh process (`command` is the whole command line): its JSON object,
+    or None when it failed or printed none."""
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                             timeout=limit_s + 120).stdout
+        return json.loads(out)
+    except (subprocess.TimeoutExpired, json.JSONDecodeError):
+        return None
+
+
+def figures(report, one):
+    """The row of one run against one-threaded DFPN's (`one`, a report or None)."""
+    if report is None:
+        return {"result": "error"}
+    row = {
+        "result": report["result"],
+        "time": report["time_ms"] / 1000,
+        "nodes": report["nodes"],
+        "nps": report["nps"],
+    }
+    tree = report.get("tree")
+    if tree:
+        row["root_busy"] = 100 - tree["root_wait_pct"]
+        row["workers_busy"] = tree["worker_busy_pct"]
+    if one is not None and one["result"] not in ("unknown", "error") and one["nodes"] > 0:
+        row["overhead"] = report["nodes"] / one["nodes"]
+        row["speedup"] = one["time_ms"] / max(report["time_ms"], 1)
+    return row
+
+
+def settled(row):
+    return row["result"] not in ("unknown", "error")
+
+
+def cell(row):
+    if not settled(row):
+        return f"{row['result']:>8}"
+    busy = ""
+    if "root_busy" in row:
+        busy = f" {row['root_busy']:>4.1f}/{row['workers_busy']:>3.0f}%"
+    return (f"{row['result']:>5} {row['time']:>7.1f}s {row['nodes']:>11} "
+            f"{row['nps'] / 1e6:>5.2f}M/s so {row.get('overhead', 0):>4.2f} "
+            f"su {row.get('speedup', 0):>5.2f}{busy}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--uttt", default="target/release/uttt")
+    parser.add_argument("--baseline",
+                        help="an earlier build whose MPI runs follow this one's (same options)")
+    parser.add_argument("--file", default="positions/reach.txt")
+    parser.add_argument("--lines", default="48,58,90,40,70,84",
+                        help="file line numbers (comma-separated)")
+    parser.add_argument("--threads", default="2,4,8,16",
+                        help="thread counts of the default engine in one process")
+    parser.add_argument("--mpi", default="4x4,8x2,16x1",
+                        help="worker ranks x threads of the MPI runs (none: empty)")
+    parser.add_argument("--mpirun",
+                        default="mpirun --allow-run-as-root --oversubscribe --bind-to none")
+    parser.add_argument("--table-mem", default="512M", help="the table of every process")
+    parser.add_argument("--limit", type=float, default=600, help="seconds per solve")
+    parser.add_argument("--options", default="",
+                        help="more `uttt solve` options for the runs of the default engine")
+    args = parser.parse_args()
+
+    wanted = [int(n) for n in args.lines.split(",")]
+    by_number = {number: position for number, position, _ in positions(args.file)}
+    common = ["--json", "--quiet", "--table-mem", args.table_mem,
+              "--time-limit", f"{args.limit}s"]
+    extra = shlex.split(args.options)
+    configs = [(f"{t} threads", t, [args.uttt, "solve", None, "--threads", str(t), *common,
+                                    *extra])
+               for t in (int(t) for t in args.threads.split(",") if t)]
+    builds = [("", args.uttt)] + ([("base ", args.baseline)] if args.baseline else [])
+    for spec in (s for s in args.mpi.split(",") if s):
+        ranks, threads = (int(x) for x in spec.split("x"))
+        for label, binary in builds:
+            command = [*shlex.split(args.mpirun), "-np", str(ranks + 1), binary, "solve", None,
+                       "--mpi", "--threads", str(threads), *common, *extra]
+            configs.append((f"{label}mpi {ranks}x{threads}", ranks * threads, command))
+
+    cores = os.cpu_count() or 1
+    most = max([threads for _, threads, _ in configs] + [1])
+    print(f"# {time.strftime('%Y-%m-%d %H:%M')}, {cores} cores; so = search overhead (nodes / "
+          f"one-threaded DFPN's), su = speed-up (one-threaded DFPN's time / time), busy = "
+          f"root / workers (per cent of the time)", flush=True)
+    if most > cores:
+        print(f"# this machine has {cores} cores for up to {most} threads: search overhead "
+              f"holds here; speed-up and nodes per second hold only for runs of at most "
+              f"{cores} threads (MPI counts one more process, rank 0)", flush=True)
+
+    rows = {name: [] for name, _, _ in configs}
+    failures = 0
+    for number in wanted:
+        position = by_number.get(number)
+        if position is None:
+            sys.exit(f"{args.file} has no position on line {number}")
+        one = run_solve([args.uttt, "solve", position, "--engine", "dfpn", "--threads", "1",
+                         *common], args.limit)
+        one_row = figures(one, one)
+        print(f"line {number}: one-threaded DFPN {cell(one_row)}", flush=True)
+        answers = {one_row["result"]} if settled(one_row) else set()
+        for name, _, command in configs:
+            command = [position if part is None else part for part in command]
+            row = figures(run_solve(command, args.limit), one)
+            print(f"  {name:>17}: {cell(row)}", flush=True)
+            if settled(row):
+                answers.add(row["result"])
+            if settled(row) and settled(one_row):
+                rows[name].append(row)
+        if len(answers) > 1:
+            failures += 1
+            print(f"line {number}: DISAGREEMENT {sorted(answers)}", flush=True)
+
+    print(f"\n{'configuration':>18} {'positions':>9} {'overhead':>8} {'speed-up':>8} "
+          f"{'nodes/s':>8} {'root busy':>9} {'workers busy':>12}")
+    for name, _, _ in configs:
+        done = rows[name]
+        if not done:
+            print(f"{name:>18} {0:>9}")
+            continue
+        overhead = geometric_mean([r["overhead"] for r in done])
+        speedup = geometric_mean([r["speedup"] for r in done])
+        nps = geometric_mean([r["nps"] for r in done]) / 1e6
+        root = sum(r.get("root_busy", 0) for r in done) / len(done)
+        workers = sum(r.get("workers_busy", 0) for r in done) / len(done)
+        print(f"{name:>18} {len(done):>9} {overhead:>8.2f} {speedup:>8.2f} {nps:>7.2f}M "
+              f"{root:>8.1f}% {workers:>11.0f}%")
+    print("(geometric means of overhead, speed-up and nodes per second over the positions "
+          "both the configuration and one-threaded DFPN settled; busy shares are plain means)")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
