@@ -92,17 +92,17 @@ const MIN_JOB_WORK: u64 = 5_000;
 /// oldest are dropped first (they are facts the rank may find again, not work it owes). They
 /// ride on jobs because messages of their own would keep rank 0 waiting for their sends, time
 /// in which no result reaches the root tree and no new job goes out.
-const MAX_UNSENT_LEARNED: usize = 4_096;
+const MAX_UNSENT_LEARNED: usize = 65_536;
 /// Solved subtrees that ride on one job at most, so that a job fits in
 /// [`BUFFERED_MESSAGE_BYTES`].
-const LEARNED_PER_JOB: usize = 64;
+const LEARNED_PER_JOB: usize = 1_024;
 /// Solved subtrees one result shares at most (those of most work), so that a result fits in
 /// [`BUFFERED_MESSAGE_BYTES`].
-const SHARED_PER_RESULT: usize = 64;
+const SHARED_PER_RESULT: usize = 1_024;
 /// The largest job or result sent buffered; a larger one is sent without the buffer. A job
 /// with [`LEARNED_PER_JOB`] entries and a result with 81 children and [`SHARED_PER_RESULT`]
 /// entries fit, with every number at its largest (tested).
-const BUFFERED_MESSAGE_BYTES: usize = 16 * 1024;
+const BUFFERED_MESSAGE_BYTES: usize = 80 * 1024;
 /// Bytes MPI adds to each buffered message, rounded up generously (Open MPI's
 /// `MPI_BSEND_OVERHEAD` is about a hundred).
 const BSEND_OVERHEAD_BYTES: usize = 1024;

@@ -7,8 +7,9 @@ use std::collections::{HashMap, VecDeque};
 
 /// Subtrees a worker solved with at least this many MID calls are passed on to every other
 /// worker (over MPI: rank), whose table would otherwise have to solve them again. Lower
-/// thresholds save nodes but cost more in messages (see BENCHMARKS.md).
-pub const SHARE_MIN_WORK: u64 = 64;
+/// thresholds save nodes but cost more in messages; with many ranks, sharing every subtree of
+/// 16 or more (none dropped on the way) measured best (see BENCHMARKS.md, "Scaling").
+pub const SHARE_MIN_WORK: u64 = 16;
 
 /// Which worker's table knows each subtree of the root tree: the worker that was sent the
 /// last job at each path.
