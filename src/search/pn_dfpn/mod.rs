@@ -654,38 +654,23 @@ mod tests {
             held: VecDeque::new(),
             withdrawn: 0,
         };
-        // O wins, so the root is solved (for X, to move: its goal fails) while jobs are still
-        // held: the search takes them back and returns.
-        let o_wins = RootQuestion {
-            root,
-            attacker: Player::O,
-        };
-        let run = search(
-            o_wins,
-            &config,
-            &table,
-            limits,
-            u64::MAX,
-            &mut workers,
-            None,
-        );
-        assert_eq!(run.numbers, Numbers::DISPROVED);
-        assert!(workers.withdrawn > 0, "no job was ever handed back");
-        // The same workers answer the next question: nothing was left counted in flight.
-        let x_wins = RootQuestion {
-            root,
-            attacker: Player::X,
-        };
-        let run = search(
-            x_wins,
-            &config,
-            &table,
-            limits,
-            u64::MAX,
-            &mut workers,
-            None,
-        );
-        assert_eq!(run.numbers, Numbers::DISPROVED);
+        // O wins, so each question's root is solved (for X, to move: its goal fails) while
+        // jobs are still held: the search takes them back and returns, and the second question
+        // finds nothing left counted in flight.
+        for attacker in [Player::O, Player::X] {
+            let question = RootQuestion { root, attacker };
+            let run = search(
+                question,
+                &config,
+                &table,
+                limits,
+                u64::MAX,
+                &mut workers,
+                None,
+            );
+            assert_eq!(run.numbers, Numbers::DISPROVED, "does {attacker:?} win?");
+            assert!(workers.withdrawn > 0, "no job was ever handed back");
+        }
     }
 
     #[test]
