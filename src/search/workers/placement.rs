@@ -35,6 +35,11 @@ impl Owners {
             .find_map(|len| self.0.get(&path[..len]).copied())
     }
 
+    /// Records `worker` as the owner of the subtree at `path` from now on.
+    fn record(&mut self, path: &[u8], worker: usize) {
+        self.0.insert(path.to_vec(), worker);
+    }
+
     /// Chooses the worker of a job at `path` that would best go to `preferred` (see
     /// [`worker_with_room`], whose conditions apply; `capacity` jobs in flight fill a worker),
     /// and records it as the owner of the job's subtree from now on.
@@ -47,7 +52,7 @@ impl Owners {
     ) -> Placed {
         let owner = self.of(path);
         let worker = worker_with_room(in_flight, preferred, capacity);
-        self.0.insert(path.to_vec(), worker);
+        self.record(path, worker);
         Placed {
             worker,
             moved: owner.is_some_and(|owner| owner != worker),
@@ -149,7 +154,7 @@ impl<J> Placement<J> {
         let room = worker_with_room(&self.in_flight, preferred, self.capacity);
         if wait_for_owner || (self.holds && full(room)) {
             if let Some(owner) = owner {
-                self.owners.0.insert(path.to_vec(), owner);
+                self.owners.record(path, owner);
             }
             self.held.push_back((owner, job));
             return None;
