@@ -83,6 +83,54 @@ fn verify_reports_certified_in_json_and_text() {
     assert!(json.get("certified").is_none(), "{json}");
 }
 
+/// A draw from `positions/bench.txt` (line 14; about 360,000 nodes): big enough that 16
+/// threads split it into many jobs.
+const BENCH_DRAW: &str = "X;@....O...;O.X..XX../.X.X...OO/XX....O../.......O./O.O..X.../.O..O..OO/OO..XX.X./O.O..XX.X/....X.OX.";
+
+/// Certificates written after a 16-thread solve verify, with a normal and a tiny table (which
+/// forces replacement while the certificate is searched again), and the certified value is
+/// the one-threaded DFPN's.
+#[test]
+fn sixteen_thread_solves_write_certificates_that_verify() {
+    let dir = common::temp_dir("cert-16");
+    for position in [MEDIUM, BENCH_DRAW] {
+        let (code, stdout, stderr) = uttt(&[
+            "solve",
+            position,
+            "--engine",
+            "dfpn",
+            "--threads",
+            "1",
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        let reference: Value = serde_json::from_str(&stdout).unwrap();
+        for table in ["64M", "64K"] {
+            let file = dir.join(format!("{table}.cert"));
+            let path = file.to_str().unwrap();
+            let (code, stdout, stderr) = uttt(&[
+                "solve",
+                position,
+                "--threads",
+                "16",
+                "--certificate",
+                path,
+                "--verify",
+                "--json",
+                "--table-mem",
+                table,
+            ]);
+            assert_eq!(code, 0, "{stderr}");
+            let json: Value = serde_json::from_str(&stdout).unwrap();
+            assert_eq!(json["result"], reference["result"], "table {table}: {json}");
+            assert_eq!(json["certified"], true, "table {table}: {json}");
+            let (code, stdout, _) = uttt(&["verify", path]);
+            assert_eq!(code, 0, "table {table}: {stdout}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_batch_writes_one_certificate_per_line() {
     let dir = common::temp_dir("cert-batch");

@@ -270,10 +270,10 @@ fn a_worker_rank_pinned_to_fewer_cpus_than_threads_says_how_to_unbind_it() {
 }
 
 /// `uttt campaign run --mpi` with three ranks: stopped by a node limit run after run (the
-/// worker ranks never see the database), then settled, it gives the single-process value; a
-/// tiny table on every rank changes nothing.
+/// worker ranks never see the database), then settled, it gives the single-process value and
+/// a certificate that verifies; a tiny table on every rank changes nothing.
 #[test]
-fn a_campaign_over_mpi_resumes_run_after_run_to_the_plain_value() {
+fn a_campaign_over_mpi_resumes_run_after_run_to_the_plain_value_and_certifies() {
     let dir = common::temp_dir("mpi-campaign");
     let (code, plain, _) = common::run_uttt(&["solve", MEDIUM, "--json", "--table-mem", "32M"]);
     assert_eq!(code, 0);
@@ -322,6 +322,27 @@ fn a_campaign_over_mpi_resumes_run_after_run_to_the_plain_value() {
             total_runs >= runs,
             "{total_runs} runs recorded over {runs} runs"
         );
+        // The campaign the ranks settled is certified, and the certificate verifies.
+        let certificate = dir.join(format!("campaign-{table}.cert"));
+        let certificate = certificate.to_str().unwrap();
+        let (code, stdout, stderr) = common::run_uttt(&[
+            "campaign",
+            "certify",
+            MEDIUM,
+            "--db",
+            db,
+            "--certificate",
+            certificate,
+            "--verify",
+            "--json",
+            "--table-mem",
+            table,
+        ]);
+        assert_eq!(code, 0, "{stdout} {stderr}");
+        let figures: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(figures["certified"], true, "{figures}");
+        let (code, stdout, _) = common::run_uttt(&["verify", certificate]);
+        assert_eq!(code, 0, "{stdout}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
