@@ -61,7 +61,7 @@ pub use buffer::{attach_send_buffer, send_buffer_bytes, SendBuffer};
 pub use rank::{cpu_shortfall_warning, serve};
 pub use root::MpiWorkers;
 
-use crate::search::dfpn::SolvedEntry;
+use crate::search::dfpn::TableEntry;
 use crate::search::Job;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -101,8 +101,9 @@ const LEARNED_PER_JOB: usize = 1_024;
 const SHARED_PER_RESULT: usize = 1_024;
 /// The largest job or result sent buffered; a larger one is sent without the buffer. A job
 /// with [`LEARNED_PER_JOB`] entries and a result with 81 children and [`SHARED_PER_RESULT`]
-/// entries fit, with every number at its largest (tested).
-const BUFFERED_MESSAGE_BYTES: usize = 80 * 1024;
+/// entries fit, each with [`crate::search::handover::HANDED_OVER_ENTRIES`] more, with every number at its largest
+/// (tested).
+const BUFFERED_MESSAGE_BYTES: usize = 100 * 1024;
 /// Bytes MPI adds to each buffered message, rounded up generously (Open MPI's
 /// `MPI_BSEND_OVERHEAD` is about a hundred).
 const BSEND_OVERHEAD_BYTES: usize = 1024;
@@ -121,9 +122,16 @@ const POLL_INTERVAL: u64 = 256;
 /// From rank 0 to a worker rank.
 #[derive(Serialize, Deserialize)]
 enum ToWorker {
-    /// A job to run, and the subtrees other ranks solved since this rank's last job: facts
-    /// to store in its table first.
-    Job { job: Job, learned: Vec<SolvedEntry> },
+    /// A job to run, the subtrees other ranks solved since this rank's last job (facts to
+    /// store in its table first), and, for a job whose subtree another rank searched last,
+    /// that rank's entries of it (see [`crate::search::handover`]).
+    Job {
+        /// Boxed: the other messages are a word or two.
+        job: Box<Job>,
+        learned: Vec<TableEntry>,
+        #[serde(default)]
+        subtree: Vec<TableEntry>,
+    },
     /// Return the running jobs at once.
     Abort,
     /// The solve is over: exit.
@@ -166,6 +174,7 @@ mod tests {
     use super::rank::share_most_work;
     use super::*;
     use crate::game::Player;
+    use crate::search::handover::HANDED_OVER_ENTRIES;
     use crate::search::JobResult;
     use crate::search::{Numbers, TableCounters, WorkBudget};
 
@@ -179,8 +188,8 @@ mod tests {
     }
 
     /// A solved entry with every number at its largest, so the longest in JSON.
-    fn longest_entry(work: u64) -> SolvedEntry {
-        SolvedEntry {
+    fn longest_entry(work: u64) -> TableEntry {
+        TableEntry {
             key: u64::MAX,
             numbers: Numbers {
                 phi: u32::MAX,
@@ -210,9 +219,16 @@ mod tests {
                 time: Some(std::time::Duration::new(u64::MAX, 999_999_999)),
             },
             share_solved_from: Some(u64::MAX),
+            hand_over: usize::MAX,
         };
         let learned = vec![longest_entry(u64::MAX); LEARNED_PER_JOB];
-        let job_bytes = encode(&ToWorker::Job { job, learned }).len();
+        let subtree = vec![longest_entry(u64::MAX); HANDED_OVER_ENTRIES];
+        let job_bytes = encode(&ToWorker::Job {
+            job: Box::new(job),
+            learned,
+            subtree,
+        })
+        .len();
         assert!(
             job_bytes <= BUFFERED_MESSAGE_BYTES,
             "a job of {job_bytes} bytes"
@@ -234,6 +250,7 @@ mod tests {
             solved: (0..3 * SHARED_PER_RESULT as u64)
                 .map(|work| longest_entry(u64::MAX - work))
                 .collect(),
+            subtree: vec![longest_entry(u64::MAX); HANDED_OVER_ENTRIES],
         };
         // More subtrees than a result shares: the ones of most work are kept.
         let shared = share_most_work(result);

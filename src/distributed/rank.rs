@@ -5,6 +5,7 @@ use super::{
     encode, SendBuffer, ToWorker, POLL_INTERVAL, SHARED_PER_RESULT, SPIN_FOR, TAG, WORKER_WAIT,
 };
 use crate::search::dfpn::{Limits, Poll};
+use crate::search::handover::install;
 use crate::search::workers::serve_jobs;
 use crate::search::{Job, JobResult, Table};
 use mpi::topology::{Process, SimpleCommunicator};
@@ -136,7 +137,11 @@ impl WorkerRank<'_> {
 
     fn take(&mut self, message: ToWorker) {
         match message {
-            ToWorker::Job { job, learned } => {
+            ToWorker::Job {
+                job,
+                learned,
+                subtree,
+            } => {
                 // Rank 0 sends a job after an abort only once every job of the aborted round
                 // has returned here: the abort concerns no running search any more.
                 self.abort.store(false, Ordering::Relaxed);
@@ -144,8 +149,9 @@ impl WorkerRank<'_> {
                 for entry in &learned {
                     entry.store(&mut writer);
                 }
+                install(&subtree, &mut writer);
                 self.jobs
-                    .send(job)
+                    .send(*job)
                     .expect("this thread holds a receiver of its jobs");
                 self.held += 1;
             }

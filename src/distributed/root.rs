@@ -4,13 +4,18 @@ use super::{
     encode, Assignment, RankReport, SendBuffer, ToWorker, IDLE, LEARNED_PER_JOB,
     MAX_UNSENT_LEARNED, MIN_JOB_WORK, QUEUE_DEPTH, TAG,
 };
-use crate::search::dfpn::SolvedEntry;
+use crate::search::dfpn::TableEntry;
+use crate::search::handover::{Snapshots, HANDED_OVER_ENTRIES};
 use crate::search::workers::placement::{Placement, SHARE_MIN_WORK};
 use crate::search::{Job, JobResult, JobTerms, Workers};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
+
+/// The subtrees whose last snapshot rank 0 keeps, about: at [`HANDED_OVER_ENTRIES`] entries
+/// of 20-odd bytes each, a few MiB at most.
+const MAX_SNAPSHOTS: usize = 4_096;
 
 /// Rank 0's side: [`Workers`] whose jobs run on the other ranks.
 pub struct MpiWorkers<'a> {
@@ -27,7 +32,9 @@ pub struct MpiWorkers<'a> {
     /// Results taken in while a send was under way, with their worker (rank − 1).
     pending: VecDeque<(usize, JobResult)>,
     /// Per worker (rank − 1), the subtrees other ranks solved that go with its next jobs.
-    unsent_learned: Vec<VecDeque<SolvedEntry>>,
+    unsent_learned: Vec<VecDeque<TableEntry>>,
+    /// What the rank that searched each subtree last knew of it, for a job that moves.
+    snapshots: Snapshots,
     started: Instant,
     stopped: bool,
 }
@@ -62,6 +69,7 @@ impl<'a> MpiWorkers<'a> {
             next_turn: 0,
             pending: VecDeque::new(),
             unsent_learned: vec![VecDeque::new(); ranks],
+            snapshots: Snapshots::new(MAX_SNAPSHOTS),
             started: Instant::now(),
             stopped: false,
         }
@@ -122,11 +130,26 @@ impl<'a> MpiWorkers<'a> {
     }
 
     /// Sends `job` to `worker` (rank − 1) with the subtrees other ranks solved since its last
-    /// job (up to [`LEARNED_PER_JOB`]).
-    fn dispatch(&mut self, worker: usize, job: Job) {
+    /// job (up to [`LEARNED_PER_JOB`]) and, for a job that `moved` from another rank, the
+    /// last snapshot of its subtree.
+    fn dispatch(&mut self, worker: usize, job: Job, moved: bool) {
         let unsent = &mut self.unsent_learned[worker];
         let learned = unsent.drain(..unsent.len().min(LEARNED_PER_JOB)).collect();
-        self.send_job(worker, &ToWorker::Job { job, learned });
+        let subtree = if moved {
+            self.snapshots
+                .of(&job.path)
+                .map_or_else(Vec::new, <[TableEntry]>::to_vec)
+        } else {
+            Vec::new()
+        };
+        self.send_job(
+            worker,
+            &ToWorker::Job {
+                job: Box::new(job),
+                learned,
+                subtree,
+            },
+        );
     }
 
     /// Each worker rank's figures so far.
@@ -171,6 +194,7 @@ impl Workers for MpiWorkers<'_> {
         JobTerms {
             min_work: MIN_JOB_WORK,
             share_solved_from: Some(SHARE_MIN_WORK),
+            hand_over: HANDED_OVER_ENTRIES,
         }
     }
 
@@ -187,10 +211,11 @@ impl Workers for MpiWorkers<'_> {
         let path = job.path.clone();
         // Owners are kept under either assignment, so that both report the jobs they moved.
         if let Some(sent) = self.placement.submit(&path, preferred, job) {
-            if sent.placed.moved {
+            let moved = sent.placed.moved_from.is_some();
+            if moved {
                 self.figures[sent.placed.worker].jobs_moved += 1;
             }
-            self.dispatch(sent.placed.worker, sent.job);
+            self.dispatch(sent.placed.worker, sent.job, moved);
         }
     }
 
@@ -201,6 +226,8 @@ impl Workers for MpiWorkers<'_> {
                 self.take_in_one();
             }
             if let Some((worker, mut result)) = self.pending.pop_front() {
+                self.snapshots
+                    .keep(&result.path, std::mem::take(&mut result.subtree));
                 let solved = std::mem::take(&mut result.solved);
                 for (other, unsent) in self.unsent_learned.iter_mut().enumerate() {
                     if other != worker {
@@ -210,8 +237,9 @@ impl Workers for MpiWorkers<'_> {
                     }
                 }
                 if let Some(held) = self.placement.finished(worker) {
-                    // Its rank has room again: the job held for it goes now.
-                    self.dispatch(worker, held);
+                    // Its rank has room again: the job held for it goes now (to the rank
+                    // whose table knows its subtree, or one nobody searched).
+                    self.dispatch(worker, held, false);
                 }
                 self.figures[worker].jobs += 1;
                 self.figures[worker].nodes += result.work;

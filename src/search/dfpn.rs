@@ -99,24 +99,27 @@ pub struct Peeked {
     pub moves: MoveSet,
 }
 
-/// A solved table entry, as handed to searchers that do not share this table (another
-/// process): a proof or disproof is a fact about its position and question wherever it was
-/// found, since the game has no repetitions (no graph-history interaction). In JSON it is the
-/// array `[key, φ, δ, work]`: thousands of them ride on MPI messages, and the array is about
-/// half the length of an object with named fields.
+/// A table entry, as handed to searchers that do not share this table (another thread's
+/// private table, another process). A solved entry (a proof or disproof) is a fact about its
+/// position and question wherever it was found, since the game has no repetitions (no
+/// graph-history interaction). An unsolved entry is an estimate, as any table entry is: it
+/// steers a search, never decides it, so an estimate from another table is as sound as one
+/// from this table (see [`super::handover`]). In JSON it is the array
+/// `[key, φ, δ, work]`: thousands of them ride on MPI messages, and the array is about half
+/// the length of an object with named fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(into = "(u64, u32, u32, u64)", from = "(u64, u32, u32, u64)")]
-pub struct SolvedEntry {
+pub struct TableEntry {
     /// The table key (position and question, see [`super::table_key`]).
     pub key: u64,
-    /// Proved or disproved, for the side to move.
+    /// The numbers, for the side to move.
     pub numbers: Numbers,
-    /// MID calls the solution took.
+    /// MID calls spent on them (for a solved entry: the solution).
     pub work: u64,
 }
 
-impl From<SolvedEntry> for (u64, u32, u32, u64) {
-    fn from(entry: SolvedEntry) -> Self {
+impl From<TableEntry> for (u64, u32, u32, u64) {
+    fn from(entry: TableEntry) -> Self {
         (
             entry.key,
             entry.numbers.phi,
@@ -126,9 +129,9 @@ impl From<SolvedEntry> for (u64, u32, u32, u64) {
     }
 }
 
-impl From<(u64, u32, u32, u64)> for SolvedEntry {
+impl From<(u64, u32, u32, u64)> for TableEntry {
     fn from((key, phi, delta, work): (u64, u32, u32, u64)) -> Self {
-        SolvedEntry {
+        TableEntry {
             key,
             numbers: Numbers { phi, delta },
             work,
@@ -136,7 +139,7 @@ impl From<(u64, u32, u32, u64)> for SolvedEntry {
     }
 }
 
-impl SolvedEntry {
+impl TableEntry {
     /// Stores the entry through `table`.
     pub fn store(&self, table: &mut TableWriter) {
         table.store(self.key, self.numbers, self.work);
@@ -162,7 +165,7 @@ pub struct Dfpn<'a> {
     /// When set, subtrees solved with at least this much work are kept in `solved`.
     share_min_work: Option<u64>,
     /// The solved subtrees kept for sharing (see [`Dfpn::sharing_solved`]).
-    solved: Vec<SolvedEntry>,
+    solved: Vec<TableEntry>,
     /// MID calls between two reads of the clock and the stop flag (and calls of `poll`).
     check_interval: u64,
     /// Called on the searching thread every `check_interval` MID calls (see [`Dfpn::polling`]).
@@ -220,7 +223,7 @@ impl<'a> Dfpn<'a> {
     }
 
     /// The solved subtrees kept so far (see [`Dfpn::sharing_solved`]), leaving none.
-    pub fn take_solved(&mut self) -> Vec<SolvedEntry> {
+    pub fn take_solved(&mut self) -> Vec<TableEntry> {
         std::mem::take(&mut self.solved)
     }
 
@@ -448,7 +451,7 @@ impl<'a> Dfpn<'a> {
         let work = self.nodes - start_nodes;
         self.table.store(key, numbers, work);
         if numbers.is_solved() && self.share_min_work.is_some_and(|min| work >= min) {
-            self.solved.push(SolvedEntry { key, numbers, work });
+            self.solved.push(TableEntry { key, numbers, work });
         }
         self.frames[ply] = children;
         numbers
@@ -461,7 +464,7 @@ mod tests {
 
     #[test]
     fn a_solved_entry_travels_as_a_four_number_array_and_comes_back_whole() {
-        let entry = SolvedEntry {
+        let entry = TableEntry {
             key: u64::MAX - 7,
             numbers: Numbers {
                 phi: 0,
@@ -471,7 +474,7 @@ mod tests {
         };
         let json = serde_json::to_string(&entry).unwrap();
         assert_eq!(json, format!("[{},0,{},12345]", u64::MAX - 7, u32::MAX));
-        let back: SolvedEntry = serde_json::from_str(&json).unwrap();
+        let back: TableEntry = serde_json::from_str(&json).unwrap();
         assert_eq!(back, entry);
     }
 

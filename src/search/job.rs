@@ -2,7 +2,8 @@
 //! says everything needed to run it (so that it can run on another thread, or in another
 //! process), and the one way to run it.
 
-use super::dfpn::{Dfpn, Limits, Poll, SolvedEntry};
+use super::dfpn::{Dfpn, Limits, Poll, TableEntry};
+use super::handover::subtree_entries;
 use super::numbers::Numbers;
 use super::table::{Table, TableCounters};
 use crate::game::{Move, Player, Position};
@@ -32,6 +33,8 @@ pub struct JobTerms {
     pub min_work: u64,
     /// [`Job::share_solved_from`] of every job.
     pub share_solved_from: Option<u64>,
+    /// [`Job::hand_over`] of every job.
+    pub hand_over: usize,
 }
 
 /// A unit of work for a worker: plain data, so it can be sent to another machine.
@@ -52,6 +55,12 @@ pub struct Job {
     /// Return the subtrees solved with at least this many MID calls (in
     /// [`JobResult::solved`]), for workers that do not share one table.
     pub share_solved_from: Option<u64>,
+    /// Return this many of the table's entries below the leaf, the most worked first (in
+    /// [`JobResult::subtree`]), when the leaf stays unsolved: for a root that keeps them to
+    /// hand over with the subtree's jobs should they move to another table (see
+    /// [`crate::search::handover`]). Zero for none.
+    #[serde(default)]
+    pub hand_over: usize,
 }
 
 /// What a worker found for a job.
@@ -74,7 +83,10 @@ pub struct JobResult {
     /// Table traffic of the job.
     pub counters: TableCounters,
     /// The subtrees the job solved, when [`Job::share_solved_from`] asked for them.
-    pub solved: Vec<SolvedEntry>,
+    pub solved: Vec<TableEntry>,
+    /// The table's entries below the leaf, when [`Job::hand_over`] asked for them.
+    #[serde(default)]
+    pub subtree: Vec<TableEntry>,
 }
 
 impl Job {
@@ -129,6 +141,11 @@ impl Job {
             .into_iter()
             .map(|(mv, numbers)| (mv.square() as u8, numbers))
             .collect();
+        let subtree = if self.hand_over > 0 && !numbers.is_solved() {
+            subtree_entries(table, &leaf, self.attacker, self.hand_over)
+        } else {
+            Vec::new()
+        };
         JobResult {
             path: self.path.clone(),
             numbers,
@@ -138,6 +155,7 @@ impl Job {
             busy_ns: began.elapsed().as_nanos() as u64,
             counters: searcher.counters(),
             solved: searcher.take_solved(),
+            subtree,
         }
     }
 }
@@ -162,6 +180,7 @@ mod tests {
             thresholds,
             work,
             share_solved_from: None,
+            hand_over: 0,
         }
     }
 

@@ -17,6 +17,7 @@ pub mod analyze;
 pub mod campaign;
 pub mod certify;
 pub mod dfpn;
+pub mod handover;
 pub mod job;
 pub mod known;
 pub mod numbers;

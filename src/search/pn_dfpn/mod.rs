@@ -194,6 +194,7 @@ pub fn search(
                     busy_ns: 0,
                     counters: TableCounters::default(),
                     solved: Vec::new(),
+                    subtree: Vec::new(),
                 };
                 let merged = merge(&mut tree, &root, config.split_threshold, &mut run, result);
                 keeper_failed |= !report_merge(&mut keeper, &tree, &merged, 0);
@@ -391,6 +392,7 @@ fn select_job(
             time: config.job_time,
         },
         share_solved_from: terms.share_solved_from,
+        hand_over: terms.hand_over,
     };
     Some((job, id))
 }

@@ -21,8 +21,8 @@ pub struct Owners(HashMap<Vec<u8>, usize>);
 pub struct Placed {
     /// The worker that runs it.
     pub worker: usize,
-    /// Whether another worker's table, not this one's, knew its subtree.
-    pub moved: bool,
+    /// The worker whose table knew its subtree, when another than `worker` (the job moved).
+    pub moved_from: Option<usize>,
 }
 
 impl Owners {
@@ -55,7 +55,7 @@ impl Owners {
         self.record(path, worker);
         Placed {
             worker,
-            moved: owner.is_some_and(|owner| owner != worker),
+            moved_from: owner.filter(|&owner| owner != worker),
         }
     }
 }
@@ -216,7 +216,7 @@ mod tests {
             first,
             Placed {
                 worker: 1,
-                moved: false
+                moved_from: None
             }
         );
         // A leaf below a leaf a worker searched: that worker's table knows it.
@@ -231,17 +231,17 @@ mod tests {
             moved,
             Placed {
                 worker: 0,
-                moved: true
+                moved_from: Some(1)
             }
         );
         assert_eq!(owners.of(&[4, 0, 8]), Some(0));
         assert_eq!(owners.of(&[4, 1]), Some(1));
         // Sent elsewhere by choice (round-robin), a job moves too; the last job decides.
-        assert!(owners.place(&[4], 2, &idle, 1).moved);
+        assert_eq!(owners.place(&[4], 2, &idle, 1).moved_from, Some(1));
         assert_eq!(owners.of(&[4, 1]), Some(2));
         assert_eq!(owners.of(&[4, 0]), Some(0));
         // A job at a subtree nobody searched moves nothing.
-        assert!(!owners.place(&[5], 2, &idle, 1).moved);
+        assert_eq!(owners.place(&[5], 2, &idle, 1).moved_from, None);
     }
 
     #[test]
@@ -263,7 +263,7 @@ mod tests {
             d.placed,
             Placed {
                 worker: 2,
-                moved: true
+                moved_from: Some(0)
             }
         );
         // Worker 1 finishes with nothing held for it; worker 0 finishes and takes "c" at once.

@@ -1,16 +1,19 @@
 //! PN-DFPN workers that each search against a table of their own, in this process: what the
 //! worker ranks of an MPI run do, without the messages (`uttt solve --private-tables`). Jobs
-//! are placed (and held for a busy owner) as MPI's locality places them ([`Placement`]), and a job's solved subtrees go into
-//! every other worker's table as its result comes in, as MPI passes them on. Unlike over MPI,
-//! a thread holds one job at a time and a job has no minimum of work (there is no round trip
-//! to hide), and every solved subtree of [`SHARE_MIN_WORK`] or more is shared at once. So the
-//! time of a solve against one process's shared table is what separate tables cost, and the
-//! time of an MPI solve against this is what the message layer costs together with the queue
-//! and the minimum that hide its round trip.
+//! are placed (and held for a busy owner) as MPI's locality places them ([`Placement`]); a
+//! job's solved subtrees go into every other worker's table as its result comes in, as MPI
+//! passes them on; and a job that moves takes the old table's knowledge of its subtree with it
+//! ([`crate::search::handover`]), as over MPI it takes the subtree's last snapshot. Unlike over MPI, a thread
+//! holds one job at a time and a job has no minimum of work (there is no round trip to hide),
+//! and every solved subtree of [`SHARE_MIN_WORK`] or more is shared at once. So the time of a
+//! solve against one process's shared table is what separate tables cost, and the time of an
+//! MPI solve against this is what the message layer costs together with the queue and the
+//! minimum that hide its round trip.
 
 use super::placement::{Placement, SHARE_MIN_WORK};
 use super::{receive_from_threads, spawn_worker, start_round, Workers};
 use crate::search::dfpn::{Limits, LiveStats};
+use crate::search::handover::{install, subtree_entries, HANDED_OVER_ENTRIES};
 use crate::search::job::{Job, JobResult, JobTerms};
 use crate::search::table::Table;
 use crossbeam_channel::{Receiver, Sender};
@@ -41,6 +44,8 @@ impl Workers for PrivateTableWorkers<'_> {
         JobTerms {
             min_work: 0,
             share_solved_from: Some(SHARE_MIN_WORK),
+            // The owner's table is at hand when a job moves: nothing to snapshot.
+            hand_over: 0,
         }
     }
 
@@ -49,6 +54,16 @@ impl Workers for PrivateTableWorkers<'_> {
         let preferred = self.placement.owner(&job.path).unwrap_or(0);
         let path = job.path.clone();
         if let Some(sent) = self.placement.submit(&path, preferred, job) {
+            if let Some(owner) = sent.placed.moved_from {
+                // The subtree's knowledge goes with it (see `crate::search::handover`).
+                let entries = subtree_entries(
+                    &self.tables[owner],
+                    &sent.job.leaf(),
+                    sent.job.attacker,
+                    HANDED_OVER_ENTRIES,
+                );
+                install(&entries, &mut self.tables[sent.placed.worker].writer());
+            }
             self.send(sent.placed.worker, sent.job);
         }
     }
