@@ -101,8 +101,8 @@ const LEARNED_PER_JOB: usize = 1_024;
 const SHARED_PER_RESULT: usize = 1_024;
 /// The largest job or result sent buffered; a larger one is sent without the buffer. A job
 /// with [`LEARNED_PER_JOB`] entries and a result with 81 children and [`SHARED_PER_RESULT`]
-/// entries fit, each with [`crate::search::handover::HANDED_OVER_ENTRIES`] more, with every number at its largest
-/// (tested).
+/// entries fit, each with [`crate::search::handover::HANDED_OVER_ENTRIES`] more, with every
+/// number at its largest (tested).
 const BUFFERED_MESSAGE_BYTES: usize = 100 * 1024;
 /// Bytes MPI adds to each buffered message, rounded up generously (Open MPI's
 /// `MPI_BSEND_OVERHEAD` is about a hundred).

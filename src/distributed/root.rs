@@ -13,8 +13,8 @@ use mpi::traits::*;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-/// The subtrees whose last snapshot rank 0 keeps, about: at [`HANDED_OVER_ENTRIES`] entries
-/// of 20-odd bytes each, a few MiB at most.
+/// The most subtrees whose last snapshot rank 0 keeps: at [`HANDED_OVER_ENTRIES`] entries of
+/// 24 bytes each, a few MiB.
 const MAX_SNAPSHOTS: usize = 4_096;
 
 /// Rank 0's side: [`Workers`] whose jobs run on the other ranks.

@@ -1,7 +1,7 @@
 //! What a worker's table knows of a subtree, handed to the worker that takes the subtree over
-//! when a job moves (see [`super::workers::placement::Placement`]): without it the new worker searches
-//! the subtree from nothing, while the old worker's table holds the numbers of the positions
-//! its jobs there searched most.
+//! when a job moves (see [`super::workers::placement::Placement`]): without it the new worker
+//! searches the subtree from nothing, while the old worker's table holds the numbers of the
+//! positions its jobs there searched most.
 //!
 //! Why this is sound: an entry handed over is what the receiving table would hold had its own
 //! worker done the searching. A solved entry is a fact about its position and question (the
@@ -108,21 +108,29 @@ pub fn install(entries: &[TableEntry], writer: &mut TableWriter) {
     }
 }
 
+/// What `find` gives for `path` or, failing that, for its nearest ancestor (the longest prefix)
+/// for which it gives something: what is known of a subtree of the root tree is known of each
+/// node below it until that node has its own.
+pub fn nearest_ancestor<T>(path: &[u8], find: impl Fn(&[u8]) -> Option<T>) -> Option<T> {
+    (0..=path.len()).rev().find_map(|len| find(&path[..len]))
+}
+
 /// The entries each subtree's last result handed back (see [`subtree_entries`]), by the path
 /// of its leaf, for jobs that move there or below later: for a transport whose root does not
-/// see the workers' tables (MPI). Bounded: the snapshots of the last `capacity` results or so
-/// are kept (two generations of at most half of it each), the older dropped.
+/// see the workers' tables (MPI). Bounded: two generations of snapshots, each of at most half
+/// the capacity; when the recent one is full it becomes the older, and the older is dropped.
 pub struct Snapshots {
-    capacity: usize,
+    /// The most snapshots of one generation.
+    generation: usize,
     recent: HashMap<Vec<u8>, Vec<TableEntry>>,
     older: HashMap<Vec<u8>, Vec<TableEntry>>,
 }
 
 impl Snapshots {
-    /// Snapshots of at most about `capacity` subtrees (at least two).
+    /// Snapshots of at most `capacity` subtrees (at least two).
     pub fn new(capacity: usize) -> Snapshots {
         Snapshots {
-            capacity: capacity.max(2),
+            generation: (capacity / 2).max(1),
             recent: HashMap::new(),
             older: HashMap::new(),
         }
@@ -133,7 +141,7 @@ impl Snapshots {
         if entries.is_empty() {
             return;
         }
-        if self.recent.len() >= self.capacity / 2 {
+        if self.recent.len() >= self.generation {
             self.older = std::mem::take(&mut self.recent);
         }
         self.older.remove(path);
@@ -143,8 +151,7 @@ impl Snapshots {
     /// The snapshot kept at `path` or, failing that, at its nearest ancestor that has one (a
     /// leaf's subtree holds its children's).
     pub fn of(&self, path: &[u8]) -> Option<&[TableEntry]> {
-        (0..=path.len()).rev().find_map(|len| {
-            let prefix = &path[..len];
+        nearest_ancestor(path, |prefix| {
             self.recent
                 .get(prefix)
                 .or_else(|| self.older.get(prefix))
@@ -164,7 +171,7 @@ mod tests {
     const POSITION: &str = "X;O.O...O..;X..OOO..O/X.XX...X./O...O.X.O/XO..X..O./..XXO.X../.O...X.../OOO...XO./X.O...X../.OX.....X";
 
     /// A table after `work` MID calls of "does O win?" on [`POSITION`].
-    pub(super) fn searched_table(work: u64) -> (Table, Position) {
+    fn searched_table(work: u64) -> (Table, Position) {
         let table = Table::new(16 << 20).unwrap();
         let pos: Position = POSITION.parse().unwrap();
         let stop = AtomicBool::new(false);

@@ -3,6 +3,7 @@
 //! worker whose table knows their subtree, while it has room, or else, for a while, waiting
 //! at the root until it has.
 
+use crate::search::handover::nearest_ancestor;
 use std::collections::{HashMap, VecDeque};
 
 /// Subtrees a worker solved with at least this many MID calls are passed on to every other
@@ -30,9 +31,7 @@ impl Owners {
     /// had one: a leaf expanded into the tree passes its subtree's knowledge on to its
     /// children.
     pub fn of(&self, path: &[u8]) -> Option<usize> {
-        (0..=path.len())
-            .rev()
-            .find_map(|len| self.0.get(&path[..len]).copied())
+        nearest_ancestor(path, |prefix| self.0.get(prefix).copied())
     }
 
     /// Records `worker` as the owner of the subtree at `path` from now on.

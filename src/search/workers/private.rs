@@ -3,12 +3,12 @@
 //! are placed (and held for a busy owner) as MPI's locality places them ([`Placement`]); a
 //! job's solved subtrees go into every other worker's table as its result comes in, as MPI
 //! passes them on; and a job that moves takes the old table's knowledge of its subtree with it
-//! ([`crate::search::handover`]), as over MPI it takes the subtree's last snapshot. Unlike over MPI, a thread
-//! holds one job at a time and a job has no minimum of work (there is no round trip to hide),
-//! and every solved subtree of [`SHARE_MIN_WORK`] or more is shared at once. So the time of a
-//! solve against one process's shared table is what separate tables cost, and the time of an
-//! MPI solve against this is what the message layer costs together with the queue and the
-//! minimum that hide its round trip.
+//! ([`crate::search::handover`]), as over MPI it takes the subtree's last snapshot. Unlike over
+//! MPI, a thread holds one job at a time and a job has no minimum of work (there is no round
+//! trip to hide), and every solved subtree of [`SHARE_MIN_WORK`] or more is shared at once. So
+//! the time of a solve against one process's shared table is what separate tables cost, and
+//! the time of an MPI solve against this is what the message layer costs together with the
+//! queue and the minimum that hide its round trip.
 
 use super::placement::{Placement, SHARE_MIN_WORK};
 use super::{receive_from_threads, spawn_worker, start_round, Workers};
