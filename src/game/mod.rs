@@ -1,5 +1,6 @@
 //! The game core: rules, bitboards, notation and perft. Knows nothing of search or the CLI.
 
+pub mod formats;
 mod moves;
 pub mod notation;
 mod perft;

@@ -4,6 +4,7 @@
 //! SIDE is `X`/`O`, BOARDS nine characters (`.` open, `X`/`O` won, `#` drawn, `@` the open board
 //! the side to move is sent to) and CELLS nine `/`-separated groups of nine `.`/`X`/`O`.
 
+use super::formats::{self, FormatError};
 use super::moves::Move;
 use super::position::{Outcome, Player, Position};
 use super::tables::{has_line, FULL_MASK};
@@ -83,10 +84,9 @@ pub struct MoveListError {
     pub kind: MoveErrorKind,
 }
 
-impl fmt::Display for MoveListError {
+impl fmt::Display for MoveErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "move {} `{}`: ", self.index, self.text)?;
-        match &self.kind {
+        match self {
             MoveErrorKind::Malformed(why) => write!(f, "{why}"),
             MoveErrorKind::WrongBoard { required } => write!(
                 f,
@@ -100,6 +100,12 @@ impl fmt::Display for MoveListError {
     }
 }
 
+impl fmt::Display for MoveListError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "move {} `{}`: {}", self.index, self.text, self.kind)
+    }
+}
+
 impl std::error::Error for MoveListError {}
 
 /// Any error reading a position argument (notation, `start` or a move list).
@@ -109,6 +115,8 @@ pub enum NotationError {
     Position(PositionError),
     /// A move list has a bad move.
     Moves(MoveListError),
+    /// Text in another program's notation (uttt.ai, CodinGame) is wrong.
+    Format(FormatError),
     /// Nothing was given (an empty move list must be written `start`).
     Empty,
 }
@@ -118,6 +126,7 @@ impl fmt::Display for NotationError {
         match self {
             NotationError::Position(e) => e.fmt(f),
             NotationError::Moves(e) => e.fmt(f),
+            NotationError::Format(e) => e.fmt(f),
             NotationError::Empty => {
                 write!(f, "empty position (write `start` for the initial position)")
             }
@@ -197,8 +206,8 @@ pub fn format_moves(moves: &[Move]) -> String {
         .join(" ")
 }
 
-/// Reads a position given in any accepted form: `start`, the position notation, or a move list
-/// played from the start.
+/// Reads a position given in any accepted form: `start`, the position notation, a move list
+/// played from the start, or another program's notation ([`formats::detect`] tells which).
 pub fn parse_position_arg(text: &str) -> Result<Position, NotationError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
@@ -207,6 +216,8 @@ pub fn parse_position_arg(text: &str) -> Result<Position, NotationError> {
         Ok(Position::start())
     } else if trimmed.contains(';') {
         parse_position(trimmed).map_err(NotationError::Position)
+    } else if let Some(notation) = formats::detect(trimmed) {
+        formats::parse(trimmed, notation).map_err(NotationError::Format)
     } else {
         play_move_list(&Position::start(), trimmed).map_err(NotationError::Moves)
     }

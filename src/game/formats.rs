@@ -1,0 +1,729 @@
+//! The notations of the places players use, in both directions: uttt.ai's analysis board (a
+//! 93-digit state string, `https://uttt.ai/init?state=…` and `…?actions=…` links, and move
+//! lists such as `x40o38`) and CodinGame's Ultimate Tic-Tac-Toe (moves as `row col` pairs of
+//! the 9×9 grid). Both number boards and cells 0–8 in reading order, as this project does.
+//!
+//! - uttt.ai state: digits 1–81 are the cells, square 9·board + cell (`0` empty, `1` X,
+//!   `2` O); 82–90 the boards (`0` open, `1` won by X, `2` won by O, `3` full without a line);
+//!   91 the side to move (`1` X, `2` O); 92 the board the side to move is sent to (`0`–`8`, or
+//!   `9` for any); 93 the game's result (`0` in play, `1` X won, `2` O won, `3` draw). The board
+//!   and result digits restate what the cells say, and must agree with them. uttt.ai writes the
+//!   board of the last move's cell in a finished game too; nobody is to move there, so it is
+//!   read as no board and written as `9`.
+//! - uttt.ai move list: from the empty board, each move the mover's letter (`x` or `o`, either
+//!   case, X first, alternating) then the square 9·board + cell (`0`–`80`).
+//! - CodinGame: each move `row col`, 0–8 over the whole 9×9 grid (board 3·(row/3) + col/3,
+//!   cell 3·(row%3) + col%3), one pair a line or pairs separated by commas, from the empty
+//!   board.
+
+use super::moves::Move;
+use super::notation::{illegal_reason, parse_position, MoveErrorKind, Part};
+use super::position::{Outcome, Player, Position};
+use super::tables::{has_line, FULL_MASK};
+use std::fmt;
+
+/// A notation of another program.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Notation {
+    /// uttt.ai's 93-digit state string (alone or in an `init?state=` link).
+    UtttAiState,
+    /// uttt.ai's move list (alone or in an `init?actions=` link).
+    UtttAiMoves,
+    /// CodinGame's `row col` moves.
+    CodinGame,
+}
+
+impl fmt::Display for Notation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Notation::UtttAiState => "uttt.ai state",
+            Notation::UtttAiMoves => "uttt.ai move list",
+            Notation::CodinGame => "CodinGame moves",
+        })
+    }
+}
+
+/// Text in another program's notation that is malformed or describes an impossible position or
+/// an illegal move.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct FormatError {
+    /// The notation the text was read in.
+    pub notation: Notation,
+    /// 1-based character column in the whole text given where the problem is.
+    pub column: usize,
+    /// Why it is wrong.
+    pub reason: String,
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}, column {}: {}",
+            self.notation, self.column, self.reason
+        )
+    }
+}
+
+impl std::error::Error for FormatError {}
+
+/// The link uttt.ai's analysis board opens at a position.
+const UTTT_AI_INIT: &str = "https://uttt.ai/init?";
+
+/// Which of these notations `text` (trimmed, not empty) is written in, if any: a uttt.ai link,
+/// 93 digits (or any run of digits alone), a letter `x`/`o` followed by a digit, or digits in
+/// pairs separated by blanks, commas and line breaks. None of these can be this project's own
+/// notation or move list (whose moves are letters `a`–`i`).
+pub fn detect(text: &str) -> Option<Notation> {
+    let mut chars = text.chars();
+    let first = chars.next()?;
+    let second = chars.next();
+    if let Some(query) = uttt_ai_query(text) {
+        Some(if query.starts_with("actions=") {
+            Notation::UtttAiMoves
+        } else {
+            Notation::UtttAiState
+        })
+    } else if text.chars().all(|c| c.is_ascii_digit()) {
+        Some(Notation::UtttAiState)
+    } else if "xXoO".contains(first) && second.is_some_and(|c| c.is_ascii_digit()) {
+        Some(Notation::UtttAiMoves)
+    } else if text
+        .chars()
+        .all(|c| c.is_ascii_digit() || c.is_whitespace() || c == ',' || c == '-')
+    {
+        Some(Notation::CodinGame)
+    } else {
+        None
+    }
+}
+
+/// The query of a uttt.ai link (what follows `init?`), if `text` is one: with or without the
+/// scheme and host.
+fn uttt_ai_query(text: &str) -> Option<&str> {
+    let at = text.find("init?")?;
+    let before = &text[..at];
+    let is_link = before.is_empty()
+        || before.ends_with("uttt.ai/")
+        || before.ends_with('/') && before.contains("uttt.ai");
+    is_link.then(|| &text[at + "init?".len()..])
+}
+
+/// Reads `text` (trimmed) in `notation` (see [`detect`]); links are read in either of their
+/// notations, whichever their query names.
+pub fn parse(text: &str, notation: Notation) -> Result<Position, FormatError> {
+    if let Some(query) = uttt_ai_query(text) {
+        let offset = text.len() - query.len();
+        return parse_uttt_ai_query(query, offset);
+    }
+    match notation {
+        Notation::UtttAiState => parse_uttt_ai_state(text, 0),
+        Notation::UtttAiMoves => parse_uttt_ai_moves(text, 0),
+        Notation::CodinGame => parse_codingame(text),
+    }
+}
+
+/// Reads a uttt.ai link's query, which starts `offset` characters into the text given: exactly
+/// one parameter, `state` or `actions`, as uttt.ai requires.
+fn parse_uttt_ai_query(query: &str, offset: usize) -> Result<Position, FormatError> {
+    let fail = |notation, column, reason: &str| FormatError {
+        notation,
+        column,
+        reason: reason.to_string(),
+    };
+    if let Some(state) = query.strip_prefix("state=") {
+        if state.contains('&') {
+            return Err(fail(
+                Notation::UtttAiState,
+                offset + 1,
+                "a uttt.ai link has exactly one parameter",
+            ));
+        }
+        parse_uttt_ai_state(state, offset + "state=".len())
+    } else if let Some(actions) = query.strip_prefix("actions=") {
+        if actions.contains('&') {
+            return Err(fail(
+                Notation::UtttAiMoves,
+                offset + 1,
+                "a uttt.ai link has exactly one parameter",
+            ));
+        }
+        parse_uttt_ai_moves(actions, offset + "actions=".len())
+    } else {
+        Err(fail(
+            Notation::UtttAiState,
+            offset + 1,
+            "a uttt.ai link is `init?state=DIGITS` or `init?actions=MOVES`",
+        ))
+    }
+}
+
+/// What each digit of a uttt.ai state may be, by its 0-based index, and what it is.
+fn state_digit_range(index: usize) -> (u32, &'static str) {
+    match index {
+        0..=80 => (2, "a cell (0 empty, 1 X, 2 O)"),
+        81..=89 => (3, "a board (0 open, 1 won by X, 2 won by O, 3 full)"),
+        90 => (2, "the side to move (1 X, 2 O)"),
+        91 => (
+            9,
+            "the board the side to move is sent to (0-8, or 9 for any)",
+        ),
+        _ => (3, "the result (0 in play, 1 X won, 2 O won, 3 draw)"),
+    }
+}
+
+/// Reads a uttt.ai state string that starts `offset` characters into the text given.
+fn parse_uttt_ai_state(state: &str, offset: usize) -> Result<Position, FormatError> {
+    let fail = |index: usize, reason: String| FormatError {
+        notation: Notation::UtttAiState,
+        column: offset + index + 1,
+        reason,
+    };
+    let chars: Vec<char> = state.chars().collect();
+    if chars.len() != 93 {
+        return Err(fail(
+            0,
+            format!("expected 93 digits, found {} characters", chars.len()),
+        ));
+    }
+    let mut digits = [0u32; 93];
+    for (index, &c) in chars.iter().enumerate() {
+        let (most, what) = state_digit_range(index);
+        match c.to_digit(10) {
+            Some(d) if d <= most && (index != 90 || d >= 1) => digits[index] = d,
+            _ => return Err(fail(index, format!("`{c}` is not {what}"))),
+        }
+    }
+    let mut cells = [0u128; 2];
+    for (square, &d) in digits[..81].iter().enumerate() {
+        if d > 0 {
+            cells[d as usize - 1] |= 1 << square;
+        }
+    }
+    let local = |player: usize, board: usize| (cells[player] >> (9 * board)) as u16 & FULL_MASK;
+    for board in 0..9 {
+        let said = digits[81 + board];
+        let x_line = has_line(local(0, board));
+        let o_line = has_line(local(1, board));
+        let full = local(0, board) | local(1, board) == FULL_MASK;
+        let cells_say = match (x_line, o_line, full) {
+            (true, false, _) => 1,
+            (false, true, _) => 2,
+            (false, false, true) => 3,
+            (false, false, false) => 0,
+            (true, true, _) => {
+                return Err(fail(
+                    9 * board,
+                    format!("board {board} has a line for both X and O"),
+                ))
+            }
+        };
+        if said != cells_say {
+            return Err(fail(
+                81 + board,
+                format!("board {board} is given as `{said}` but its cells say `{cells_say}`"),
+            ));
+        }
+    }
+    let side = if digits[90] == 1 {
+        Player::X
+    } else {
+        Player::O
+    };
+    let boards: String = (0..9)
+        .map(|board| match digits[81 + board] {
+            1 => 'X',
+            2 => 'O',
+            3 => '#',
+            _ if digits[91] as usize == board => '@',
+            _ => '.',
+        })
+        .collect();
+    // A finished game has nobody to move, so no board one is sent to (uttt.ai writes one).
+    let won = |player: u32| {
+        has_line((0..9).fold(0u16, |w, b| w | (u16::from(digits[81 + b] == player) << b)))
+    };
+    let over = won(1) || won(2) || digits[81..90].iter().all(|&d| d != 0);
+    let boards = if over {
+        boards.replace('@', ".")
+    } else {
+        if digits[91] < 9 && digits[81 + digits[91] as usize] != 0 {
+            return Err(fail(
+                91,
+                format!(
+                    "the side to move is sent to board {}, which is closed",
+                    digits[91]
+                ),
+            ));
+        }
+        boards
+    };
+    let cells_text: Vec<String> = (0..9)
+        .map(|board| {
+            (0..9)
+                .map(|cell| match digits[9 * board + cell] {
+                    1 => 'X',
+                    2 => 'O',
+                    _ => '.',
+                })
+                .collect()
+        })
+        .collect();
+    let text = format!("{};{};{}", side.letter(), boards, cells_text.join("/"));
+    let pos = parse_position(&text).map_err(|e| {
+        let index = match e.part {
+            Part::Side => 90,
+            Part::Boards => 81,
+            Part::Whole | Part::Cells => 0,
+        };
+        fail(index, e.reason)
+    })?;
+    let result = match pos.outcome() {
+        Outcome::InPlay => 0,
+        Outcome::Won(Player::X) => 1,
+        Outcome::Won(Player::O) => 2,
+        Outcome::Draw => 3,
+    };
+    if digits[92] != result {
+        return Err(fail(
+            92,
+            format!(
+                "the result is given as `{}` but the boards say `{result}`",
+                digits[92]
+            ),
+        ));
+    }
+    Ok(pos)
+}
+
+/// Reads a uttt.ai move list that starts `offset` characters into the text given.
+fn parse_uttt_ai_moves(list: &str, offset: usize) -> Result<Position, FormatError> {
+    let fail = |index: usize, reason: String| FormatError {
+        notation: Notation::UtttAiMoves,
+        column: offset + index + 1,
+        reason,
+    };
+    let chars: Vec<char> = list.chars().collect();
+    if chars.is_empty() {
+        return Err(fail(0, "no moves".to_string()));
+    }
+    let mut pos = Position::start();
+    let mut at = 0;
+    while at < chars.len() {
+        let mover = match chars[at].to_ascii_lowercase() {
+            'x' => Player::X,
+            'o' => Player::O,
+            other => {
+                return Err(fail(
+                    at,
+                    format!("expected `x` or `o` (the mover), found `{other}`"),
+                ))
+            }
+        };
+        if pos.is_over() {
+            return Err(fail(at, "the game is already over".to_string()));
+        }
+        if mover != pos.side_to_move() {
+            return Err(fail(
+                at,
+                format!("{} is to move, not {mover}", pos.side_to_move()),
+            ));
+        }
+        let digits = chars[at + 1..]
+            .iter()
+            .take(2)
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        if digits == 0 {
+            return Err(fail(
+                at + 1,
+                "expected the square (0-80) after the mover".to_string(),
+            ));
+        }
+        let square: usize = chars[at + 1..at + 1 + digits]
+            .iter()
+            .collect::<String>()
+            .parse()
+            .expect("one or two digits");
+        if square > 80 {
+            return Err(fail(at + 1, format!("square {square} is not 0-80")));
+        }
+        let mv = Move::from_square(square);
+        if let Some(kind) = illegal_reason(&pos, mv) {
+            return Err(fail(at + 1, format!("square {square}: {}", illegal(&kind))));
+        }
+        pos = pos.play(mv);
+        at += 1 + digits;
+    }
+    Ok(pos)
+}
+
+/// Why a move is illegal, with boards numbered 0–8 as these notations number them.
+fn illegal(kind: &MoveErrorKind) -> String {
+    match kind {
+        MoveErrorKind::WrongBoard { required } => {
+            format!("illegal: the side to move must play in board {required}")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Reads CodinGame moves from the empty board.
+fn parse_codingame(text: &str) -> Result<Position, FormatError> {
+    let fail = |index: usize, reason: String| FormatError {
+        notation: Notation::CodinGame,
+        column: index + 1,
+        reason,
+    };
+    let mut pos = Position::start();
+    let mut start = 0;
+    for chunk in text.split([',', '\n']) {
+        let chunk_start = start;
+        start += chunk.len() + 1;
+        if chunk.trim().is_empty() {
+            continue;
+        }
+        let column_of =
+            |token: &str| chunk_start + (token.as_ptr() as usize - chunk.as_ptr() as usize);
+        let tokens: Vec<&str> = chunk.split_whitespace().collect();
+        if tokens.len() != 2 {
+            return Err(fail(
+                column_of(tokens[0]),
+                format!(
+                    "expected one move `row col`, found {} number{}",
+                    tokens.len(),
+                    if tokens.len() == 1 { "" } else { "s" }
+                ),
+            ));
+        }
+        let mut coordinates = [0usize; 2];
+        for (k, token) in tokens.iter().enumerate() {
+            coordinates[k] = match token.parse::<usize>() {
+                Ok(n) if n <= 8 => n,
+                _ => {
+                    return Err(fail(
+                        column_of(token),
+                        format!("`{token}` is not a row or column (0-8)"),
+                    ))
+                }
+            };
+        }
+        let [row, col] = coordinates;
+        let mv = Move::new(3 * (row / 3) + col / 3, 3 * (row % 3) + col % 3);
+        if let Some(kind) = illegal_reason(&pos, mv) {
+            return Err(fail(
+                column_of(tokens[0]),
+                format!("`{row} {col}`: {}", illegal(&kind)),
+            ));
+        }
+        pos = pos.play(mv);
+    }
+    Ok(pos)
+}
+
+/// `pos` as a uttt.ai state string (a finished game with `9` as its board, see the module
+/// documentation).
+pub fn format_uttt_ai_state(pos: &Position) -> String {
+    let mut out = String::with_capacity(93);
+    for square in 0..81 {
+        let bit = 1u128 << square;
+        out.push(if pos.cells(Player::X) & bit != 0 {
+            '1'
+        } else if pos.cells(Player::O) & bit != 0 {
+            '2'
+        } else {
+            '0'
+        });
+    }
+    for board in 0..9 {
+        let bit = 1 << board;
+        out.push(if pos.won_boards(Player::X) & bit != 0 {
+            '1'
+        } else if pos.won_boards(Player::O) & bit != 0 {
+            '2'
+        } else if pos.closed_boards() & bit != 0 {
+            '3'
+        } else {
+            '0'
+        });
+    }
+    out.push(if pos.side_to_move() == Player::X {
+        '1'
+    } else {
+        '2'
+    });
+    out.push(pos.target_board().map_or('9', |b| (b'0' + b as u8) as char));
+    out.push(match pos.outcome() {
+        Outcome::InPlay => '0',
+        Outcome::Won(Player::X) => '1',
+        Outcome::Won(Player::O) => '2',
+        Outcome::Draw => '3',
+    });
+    out
+}
+
+/// The uttt.ai link that opens `pos` on its analysis board.
+pub fn uttt_ai_state_link(pos: &Position) -> String {
+    format!("{UTTT_AI_INIT}state={}", format_uttt_ai_state(pos))
+}
+
+/// `moves` (a game from the empty board) as a uttt.ai move list, as uttt.ai writes it
+/// (lower case).
+pub fn format_uttt_ai_moves(moves: &[Move]) -> String {
+    let mut side = Player::X;
+    let mut out = String::new();
+    for mv in moves {
+        out.push(side.letter().to_ascii_lowercase());
+        out.push_str(&mv.square().to_string());
+        side = side.opponent();
+    }
+    out
+}
+
+/// The uttt.ai link that replays `moves` (a game from the empty board).
+pub fn uttt_ai_moves_link(moves: &[Move]) -> String {
+    format!("{UTTT_AI_INIT}actions={}", format_uttt_ai_moves(moves))
+}
+
+/// `moves` as CodinGame moves, `row col` pairs separated by `, `.
+pub fn format_codingame(moves: &[Move]) -> String {
+    moves
+        .iter()
+        .map(|mv| {
+            let (board, cell) = (mv.board(), mv.cell());
+            format!(
+                "{} {}",
+                3 * (board / 3) + cell / 3,
+                3 * (board % 3) + cell % 3
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rng;
+
+    fn read(text: &str) -> Result<Position, FormatError> {
+        let notation = detect(text).expect("one of these notations");
+        parse(text, notation)
+    }
+
+    fn error(text: &str) -> FormatError {
+        read(text).expect_err("malformed")
+    }
+
+    /// Squares → the state uttt.ai's own engine gives after them (the examples below were
+    /// published by uttt.ai as move lists; their states replayed there).
+    fn state_after(moves: &str) -> String {
+        format_uttt_ai_state(&read(moves).unwrap())
+    }
+
+    #[test]
+    fn the_empty_board_is_ninety_zeros_then_x_to_move_anywhere() {
+        let empty = format!("{}190", "0".repeat(90));
+        assert_eq!(read(&empty).unwrap(), Position::start());
+        assert_eq!(format_uttt_ai_state(&Position::start()), empty);
+        assert_eq!(detect(&empty), Some(Notation::UtttAiState));
+    }
+
+    #[test]
+    fn uttt_ais_published_examples_read_as_the_positions_they_describe() {
+        // The blog's link (33 moves, O to move, sent to the centre board).
+        let blog = "https://uttt.ai/init?actions=x40o38x20o26x80o72x6o60x54o7x70o64x12o28x16o66x30o34x68o50x46o10x14o48x32o52x71o73x13o41x53o74x22";
+        assert_eq!(
+            format_uttt_ai_state(&read(blog).unwrap()),
+            "000000120020111010001010002020101020002012000010202021100000200020201011222000001010000002240"
+        );
+        // The rules page's examples: one and two moves, and a game with free moves.
+        assert_eq!(
+            state_after("x37"),
+            "000000000000000000000000000000000000010000000000000000000000000000000000000000000000000000210"
+        );
+        assert_eq!(
+            state_after("x37o14"),
+            "000000000000002000000000000000000000010000000000000000000000000000000000000000000000000000150"
+        );
+        assert_eq!(
+            state_after("x19o12x35o73x10o9x6o58x40o36x3o32x48o30x34o65x20o18x0o50x45"),
+            "100100100210200000211000000000202011200010000100102000000020000002000000020000000100000000290"
+        );
+        // uttt.ai's test game, in capitals: X wins; the finished game's state has board 9.
+        let game = "X40O36X8O80X76O39X30O31X42O58X38O20X26O77X53O74X22O60X55O13X50O47X23O46X11O18X0O4X49O62X59O51X56O24X57O34X69O61X70O71X2O19X9O5X45O6X66O29X63O1X10";
+        let end = read(game).unwrap();
+        assert_eq!(end.outcome(), Outcome::Won(Player::X));
+        assert_eq!(
+            format_uttt_ai_state(&end),
+            "121022201111020000222011201002120020201210100122011201011121222100100112002012002012011212291"
+        );
+        // The rules page's finished games, as state strings.
+        let finished = [
+            ("210102221200202200000111210122221020000111002112122211111001010110102220200022001021212100291", Outcome::Won(Player::X)),
+            ("221101201121212211211122122001210100112211122222211021020220020200121111012020210112132212192", Outcome::Won(Player::O)),
+            ("111200001221011221211122121122211211222212010211121112002122122222100112122212001113122221193", Outcome::Draw),
+        ];
+        for (state, outcome) in finished {
+            assert_eq!(read(state).unwrap().outcome(), outcome, "{state}");
+            let link = format!("https://uttt.ai/init?state={state}");
+            assert_eq!(read(&link).unwrap().outcome(), outcome, "{link}");
+        }
+        // A depth-one state of uttt.ai's evaluation set: X in the centre, O sent to board 4.
+        let depth_one = read("000000000000000000000000000000000000000010000000000000000000000000000000000000000000000000240").unwrap();
+        assert_eq!(depth_one, Position::start().play(Move::new(4, 4)));
+    }
+
+    #[test]
+    fn codingame_rows_and_columns_cover_the_grid_as_boards_and_cells() {
+        // Row 4, column 4 is the centre of the centre board, row 3, column 3 the top-left cell
+        // of the centre board; row 0, column 8 the top-right cell of the top-right board, row
+        // 8, column 1 the bottom-middle cell of the bottom-left board.
+        let pos = read("4 4\n3 3").unwrap();
+        assert_eq!(
+            pos,
+            Position::start()
+                .play(Move::new(4, 4))
+                .play(Move::new(4, 0))
+        );
+        assert_eq!(
+            format_codingame(&[Move::new(2, 2), Move::new(6, 7)]),
+            "0 8, 8 1"
+        );
+        assert_eq!(read("4 4, 3 3").unwrap(), pos);
+        assert_eq!(read(" 4 4 ,\n 3 3 \n").unwrap(), pos);
+    }
+
+    #[test]
+    fn random_positions_and_games_survive_every_notation() {
+        let mut rng = Rng::new(2026);
+        for game in 0..400 {
+            let plies = rng.below(82);
+            let moves = rng.playout(&Position::start(), plies);
+            let pos = moves.iter().fold(Position::start(), |p, &m| p.play(m));
+            for text in [
+                format_uttt_ai_state(&pos),
+                uttt_ai_state_link(&pos),
+                format_uttt_ai_moves(&moves).to_uppercase(),
+                uttt_ai_moves_link(&moves),
+                format_codingame(&moves),
+                format_codingame(&moves).replace(", ", "\n"),
+            ] {
+                if text.is_empty() || text.ends_with("actions=") {
+                    continue; // no moves: an empty list is not a game
+                }
+                let back = read(&text).unwrap_or_else(|e| panic!("game {game}: {text}: {e}"));
+                assert_eq!(back, pos, "game {game}: {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_text_names_the_notation_the_column_and_the_fault() {
+        let empty = format!("{}190", "0".repeat(90));
+        let cases: Vec<(String, Notation, usize, &str)> = vec![
+            (
+                "0".repeat(92),
+                Notation::UtttAiState,
+                1,
+                "expected 93 digits",
+            ),
+            (
+                format!("3{}", &empty[1..]),
+                Notation::UtttAiState,
+                1,
+                "not a cell",
+            ),
+            (
+                format!("{}0{}", &empty[..90], &empty[91..]),
+                Notation::UtttAiState,
+                91,
+                "side to move",
+            ),
+            (
+                format!("{}1{}", &empty[..81], &empty[82..]),
+                Notation::UtttAiState,
+                82,
+                "board 0 is given as `1`",
+            ),
+            (
+                format!("111{}", &empty[3..]),
+                Notation::UtttAiState,
+                82,
+                "board 0 is given as `0`",
+            ),
+            (
+                format!("{}3", &empty[..92]),
+                Notation::UtttAiState,
+                93,
+                "the result",
+            ),
+            (
+                format!("https://uttt.ai/init?state={empty}&x=1"),
+                Notation::UtttAiState,
+                22,
+                "one parameter",
+            ),
+            (
+                "x40x41".to_string(),
+                Notation::UtttAiMoves,
+                4,
+                "O is to move",
+            ),
+            ("x40o81".to_string(), Notation::UtttAiMoves, 5, "not 0-80"),
+            (
+                "x40o40".to_string(),
+                Notation::UtttAiMoves,
+                5,
+                "already taken",
+            ),
+            (
+                "x40o0".to_string(),
+                Notation::UtttAiMoves,
+                5,
+                "must play in board 4",
+            ),
+            (
+                "x40o".to_string(),
+                Notation::UtttAiMoves,
+                5,
+                "expected the square",
+            ),
+            (
+                "4 4, 9 1".to_string(),
+                Notation::CodinGame,
+                6,
+                "`9` is not a row",
+            ),
+            (
+                "4 4, 3".to_string(),
+                Notation::CodinGame,
+                6,
+                "found 1 number",
+            ),
+            (
+                "4 4\n0 0".to_string(),
+                Notation::CodinGame,
+                5,
+                "must play in board 4",
+            ),
+            ("-1 -1".to_string(), Notation::CodinGame, 1, "not a row"),
+        ];
+        for (text, notation, column, reason) in cases {
+            let e = error(&text);
+            assert_eq!((e.notation, e.column), (notation, column), "{text}: {e}");
+            assert!(e.reason.contains(reason), "{text}: {e}");
+        }
+        // A finished game takes no more moves.
+        let game = "X40O36X8O80X76O39X30O31X42O58X38O20X26O77X53O74X22O60X55O13X50O47X23O46X11O18X0O4X49O62X59O51X56O24X57O34X69O61X70O71X2O19X9O5X45O6X66O29X63O1X10";
+        let e = error(&format!("{game}o3"));
+        assert!(e.reason.contains("already over"), "{e}");
+    }
+
+    #[test]
+    fn this_projects_own_notations_are_never_taken_for_another() {
+        assert_eq!(detect("ae ea"), None);
+        assert_eq!(detect("ee,ea"), None);
+        assert_eq!(detect("start"), None);
+    }
+}
