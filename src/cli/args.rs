@@ -1,7 +1,8 @@
 //! Command-line options, parsed once into plain structs.
 
 use super::units::{parse_duration, parse_size};
-use crate::game::{notation::play_move_list, parse_position_arg, Position};
+use crate::game::notation::read_move_list;
+use crate::game::{parse_game_arg, Game, Position};
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -222,14 +223,24 @@ pub struct PositionArgs {
 impl PositionArgs {
     /// The position these arguments describe, or an error naming what is wrong.
     pub fn resolve(&self) -> anyhow::Result<Position> {
-        let base = parse_position_arg(&self.position)
+        self.resolve_game().map(|game| game.position)
+    }
+
+    /// The position these arguments describe with, when they give a game from the start, its
+    /// moves, or an error naming what is wrong.
+    pub fn resolve_game(&self) -> anyhow::Result<Game> {
+        let base = parse_game_arg(&self.position)
             .with_context(|| format!("invalid position `{}`", self.position))?;
-        match &self.moves {
-            None => Ok(base),
-            Some(list) => {
-                play_move_list(&base, list).with_context(|| format!("invalid --moves `{list}`"))
-            }
-        }
+        let Some(list) = &self.moves else {
+            return Ok(base);
+        };
+        let (position, more) = read_move_list(&base.position, list)
+            .with_context(|| format!("invalid --moves `{list}`"))?;
+        let moves = base.moves.map(|mut moves| {
+            moves.extend(more);
+            moves
+        });
+        Ok(Game { position, moves })
     }
 }
 
@@ -254,6 +265,30 @@ pub struct ShowArgs {
     /// The position to show.
     #[command(flatten)]
     pub position: PositionArgs,
+    /// Print the position (and, for a game from the start, its moves) in this notation instead
+    /// of as a board.
+    #[arg(
+        long = "as",
+        value_enum,
+        value_name = "NOTATION",
+        conflicts_with = "json"
+    )]
+    pub notation: Option<NotationArg>,
+    /// Print the position as one JSON object: its notation, side to move, legal moves and its
+    /// other notations.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A notation `uttt show --as` writes.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotationArg {
+    /// This project's: `X;BOARDS;CELLS`, and moves such as `ee ea`.
+    Uttt,
+    /// uttt.ai's: the 93-digit state string and its link, and a game's move list and link.
+    UtttAi,
+    /// CodinGame's `row col` moves (a game from the start only: it has no position notation).
+    Codingame,
 }
 
 /// Options of `uttt perft`.

@@ -17,7 +17,7 @@
 //!   board.
 
 use super::moves::Move;
-use super::notation::{illegal_reason, parse_position, MoveErrorKind, Part};
+use super::notation::{illegal_reason, parse_position, Game, MoveErrorKind, Part};
 use super::position::{Outcome, Player, Position};
 use super::tables::{has_line, FULL_MASK};
 use std::fmt;
@@ -112,12 +112,21 @@ fn uttt_ai_query(text: &str) -> Option<&str> {
 /// Reads `text` (trimmed) in `notation` (see [`detect`]); links are read in either of their
 /// notations, whichever their query names.
 pub fn parse(text: &str, notation: Notation) -> Result<Position, FormatError> {
+    parse_game(text, notation).map(|game| game.position)
+}
+
+/// Reads `text` as [`parse`] does, keeping the moves of a move list.
+pub fn parse_game(text: &str, notation: Notation) -> Result<Game, FormatError> {
+    let state = |position| Game {
+        position,
+        moves: None,
+    };
     if let Some(query) = uttt_ai_query(text) {
         let offset = text.len() - query.len();
         return parse_uttt_ai_query(query, offset);
     }
     match notation {
-        Notation::UtttAiState => parse_uttt_ai_state(text, 0),
+        Notation::UtttAiState => parse_uttt_ai_state(text, 0).map(state),
         Notation::UtttAiMoves => parse_uttt_ai_moves(text, 0),
         Notation::CodinGame => parse_codingame(text),
     }
@@ -125,7 +134,7 @@ pub fn parse(text: &str, notation: Notation) -> Result<Position, FormatError> {
 
 /// Reads a uttt.ai link's query, which starts `offset` characters into the text given: exactly
 /// one parameter, `state` or `actions`, as uttt.ai requires.
-fn parse_uttt_ai_query(query: &str, offset: usize) -> Result<Position, FormatError> {
+fn parse_uttt_ai_query(query: &str, offset: usize) -> Result<Game, FormatError> {
     let fail = |notation, column, reason: &str| FormatError {
         notation,
         column,
@@ -139,7 +148,10 @@ fn parse_uttt_ai_query(query: &str, offset: usize) -> Result<Position, FormatErr
                 "a uttt.ai link has exactly one parameter",
             ));
         }
-        parse_uttt_ai_state(state, offset + "state=".len())
+        parse_uttt_ai_state(state, offset + "state=".len()).map(|position| Game {
+            position,
+            moves: None,
+        })
     } else if let Some(actions) = query.strip_prefix("actions=") {
         if actions.contains('&') {
             return Err(fail(
@@ -297,7 +309,7 @@ fn parse_uttt_ai_state(state: &str, offset: usize) -> Result<Position, FormatErr
 }
 
 /// Reads a uttt.ai move list that starts `offset` characters into the text given.
-fn parse_uttt_ai_moves(list: &str, offset: usize) -> Result<Position, FormatError> {
+fn parse_uttt_ai_moves(list: &str, offset: usize) -> Result<Game, FormatError> {
     let fail = |index: usize, reason: String| FormatError {
         notation: Notation::UtttAiMoves,
         column: offset + index + 1,
@@ -308,6 +320,7 @@ fn parse_uttt_ai_moves(list: &str, offset: usize) -> Result<Position, FormatErro
         return Err(fail(0, "no moves".to_string()));
     }
     let mut pos = Position::start();
+    let mut moves = Vec::new();
     let mut at = 0;
     while at < chars.len() {
         let mover = match chars[at].to_ascii_lowercase() {
@@ -353,9 +366,13 @@ fn parse_uttt_ai_moves(list: &str, offset: usize) -> Result<Position, FormatErro
             return Err(fail(at + 1, format!("square {square}: {}", illegal(&kind))));
         }
         pos = pos.play(mv);
+        moves.push(mv);
         at += 1 + digits;
     }
-    Ok(pos)
+    Ok(Game {
+        position: pos,
+        moves: Some(moves),
+    })
 }
 
 /// Why a move is illegal, with boards numbered 0–8 as these notations number them.
@@ -369,13 +386,14 @@ fn illegal(kind: &MoveErrorKind) -> String {
 }
 
 /// Reads CodinGame moves from the empty board.
-fn parse_codingame(text: &str) -> Result<Position, FormatError> {
+fn parse_codingame(text: &str) -> Result<Game, FormatError> {
     let fail = |index: usize, reason: String| FormatError {
         notation: Notation::CodinGame,
         column: index + 1,
         reason,
     };
     let mut pos = Position::start();
+    let mut moves = Vec::new();
     let mut start = 0;
     for chunk in text.split([',', '\n']) {
         let chunk_start = start;
@@ -417,8 +435,12 @@ fn parse_codingame(text: &str) -> Result<Position, FormatError> {
             ));
         }
         pos = pos.play(mv);
+        moves.push(mv);
     }
-    Ok(pos)
+    Ok(Game {
+        position: pos,
+        moves: Some(moves),
+    })
 }
 
 /// `pos` as a uttt.ai state string (a finished game with `9` as its board, see the module
@@ -612,8 +634,13 @@ mod tests {
                 if text.is_empty() || text.ends_with("actions=") {
                     continue; // no moves: an empty list is not a game
                 }
-                let back = read(&text).unwrap_or_else(|e| panic!("game {game}: {text}: {e}"));
-                assert_eq!(back, pos, "game {game}: {text}");
+                let notation = detect(&text).expect("one of these notations");
+                let back = parse_game(&text, notation)
+                    .unwrap_or_else(|e| panic!("game {game}: {text}: {e}"));
+                assert_eq!(back.position, pos, "game {game}: {text}");
+                if notation != Notation::UtttAiState {
+                    assert_eq!(back.moves.as_ref(), Some(&moves), "game {game}: {text}");
+                }
             }
         }
     }

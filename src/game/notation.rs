@@ -176,7 +176,13 @@ pub fn illegal_reason(pos: &Position, mv: Move) -> Option<MoveErrorKind> {
 
 /// Plays a list of moves (separated by spaces and/or commas) on top of `pos`.
 pub fn play_move_list(pos: &Position, list: &str) -> Result<Position, MoveListError> {
+    read_move_list(pos, list).map(|(position, _)| position)
+}
+
+/// Plays a list of moves on top of `pos`: the position reached and the moves.
+pub fn read_move_list(pos: &Position, list: &str) -> Result<(Position, Vec<Move>), MoveListError> {
     let mut current = *pos;
+    let mut moves = Vec::new();
     for (i, text) in split_moves(list).enumerate() {
         let error = |kind| MoveListError {
             index: i + 1,
@@ -188,8 +194,9 @@ pub fn play_move_list(pos: &Position, list: &str) -> Result<Position, MoveListEr
             return Err(error(kind));
         }
         current = current.play(mv);
+        moves.push(mv);
     }
-    Ok(current)
+    Ok((current, moves))
 }
 
 fn split_moves(list: &str) -> impl Iterator<Item = &str> {
@@ -206,20 +213,48 @@ pub fn format_moves(moves: &[Move]) -> String {
         .join(" ")
 }
 
+/// A position as given: where it stands and, when it was given as a game (moves from the
+/// empty board), the moves.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Game {
+    /// The position.
+    pub position: Position,
+    /// The moves from the empty board that reach it, when it was given as moves (`start` is
+    /// the game of no moves).
+    pub moves: Option<Vec<Move>>,
+}
+
 /// Reads a position given in any accepted form: `start`, the position notation, a move list
 /// played from the start, or another program's notation ([`formats::detect`] tells which).
 pub fn parse_position_arg(text: &str) -> Result<Position, NotationError> {
+    parse_game_arg(text).map(|game| game.position)
+}
+
+/// Reads a position as [`parse_position_arg`] does, keeping the moves of one given as a game.
+pub fn parse_game_arg(text: &str) -> Result<Game, NotationError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
         Err(NotationError::Empty)
     } else if trimmed.eq_ignore_ascii_case("start") {
-        Ok(Position::start())
+        Ok(Game {
+            position: Position::start(),
+            moves: Some(Vec::new()),
+        })
     } else if trimmed.contains(';') {
-        parse_position(trimmed).map_err(NotationError::Position)
+        let position = parse_position(trimmed).map_err(NotationError::Position)?;
+        Ok(Game {
+            position,
+            moves: None,
+        })
     } else if let Some(notation) = formats::detect(trimmed) {
-        formats::parse(trimmed, notation).map_err(NotationError::Format)
+        formats::parse_game(trimmed, notation).map_err(NotationError::Format)
     } else {
-        play_move_list(&Position::start(), trimmed).map_err(NotationError::Moves)
+        let (position, moves) =
+            read_move_list(&Position::start(), trimmed).map_err(NotationError::Moves)?;
+        Ok(Game {
+            position,
+            moves: Some(moves),
+        })
     }
 }
 
