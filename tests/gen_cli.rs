@@ -64,3 +64,36 @@ fn a_negative_or_missing_noise_is_refused() {
         assert!(out.stdout.is_empty());
     }
 }
+
+#[test]
+fn games_are_the_moves_that_reach_the_positions_of_the_same_seed() {
+    for player in ["random", "search"] {
+        let args = [
+            "--player",
+            player,
+            "--plies",
+            "81",
+            "--allow-finished",
+            "--count",
+            "3",
+            "--search-nodes",
+            "2000",
+        ];
+        let finals = positions(&args);
+        let games = positions(&[&args[..], &["--games"]].concat());
+        assert_eq!(games.len(), 3);
+        for (game, expected) in games.iter().zip(&finals) {
+            let reached = uttt::game::parse_game_arg(game).unwrap();
+            assert_eq!(
+                reached.position,
+                parse_position(expected).unwrap(),
+                "{player}"
+            );
+            assert!(reached.position.is_over(), "{player}: played to the end");
+            assert_eq!(
+                reached.moves.unwrap().len(),
+                reached.position.stone_count() as usize
+            );
+        }
+    }
+}

@@ -36,12 +36,18 @@ pub enum Command {
         after_help = "Examples:\n  uttt analyze \"X;...;...\" --time-limit 1m\n  uttt analyze \"ee ea ae\" --json"
     )]
     Analyze(AnalyzeArgs),
+    /// Review a game: its positions solved from the end backwards on one table, each move
+    /// marked best, mistake or blunder, and where the result was decided.
+    #[command(
+        after_help = "Examples:\n  uttt review \"ee ea ae ee ...\" --time-limit 30s\n  uttt review --file game.txt --all --json\n  uttt gen --plies 81 --allow-finished --player search --games --count 1 | uttt review -"
+    )]
+    Review(ReviewArgs),
     /// Check a proof certificate with the independent verifier.
     #[command(
         after_help = "Example:\n  uttt solve \"X;...;...\" --certificate proof.cert\n  uttt verify proof.cert"
     )]
     Verify(VerifyArgs),
-    /// Print positions from seeded random playouts (for benchmarks and tests).
+    /// Print positions (or games) from seeded playouts (for benchmarks and tests).
     #[command(after_help = "Example:\n  uttt gen --plies 40 --count 10 --seed 7 > positions.txt")]
     Gen(GenArgs),
     /// The database of solved positions (`--db`): counts, export, import and checks.
@@ -402,6 +408,37 @@ pub struct AnalyzeArgs {
     pub search: SearchArgs,
 }
 
+/// Options of `uttt review`.
+#[derive(Args, Debug)]
+pub struct ReviewArgs {
+    /// The game: its moves from the start in any accepted notation (a move list, a uttt.ai
+    /// move list or link, CodinGame moves), or `-` to read it from stdin.
+    #[arg(required_unless_present = "file", conflicts_with = "file")]
+    pub game: Option<String>,
+    /// Read the game from this file (`#` starts a comment; CodinGame moves may take a line
+    /// each).
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+    /// Stop walking back after this many positions in a row are left unknown.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_REVIEW_STOP_AFTER,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub stop_after: u32,
+    /// Walk back to the start, however many positions are left unknown.
+    #[arg(long)]
+    pub all: bool,
+    /// How to search. `--time-limit` and `--node-limit` bound each position's solve
+    /// (default time limit: 10s).
+    #[command(flatten)]
+    pub search: SearchArgs,
+}
+
+/// The default of `uttt review --stop-after`: two unknowns in a row rarely precede a known
+/// value, since earlier positions are harder.
+pub const DEFAULT_REVIEW_STOP_AFTER: u32 = 2;
+
+/// The default time limit of each position's solve in `uttt review`.
+pub const DEFAULT_REVIEW_TIME_LIMIT: Duration = Duration::from_secs(10);
+
 /// Options shared by every command that searches: engine, tuning, table, limits, output.
 #[derive(Args, Debug)]
 pub struct SearchArgs {
@@ -489,6 +526,10 @@ pub struct GenArgs {
     /// searches of every candidate, with seeded noise: positions like those of played games).
     #[arg(long, value_enum, default_value_t = GenPlayer::Random)]
     pub player: GenPlayer,
+    /// Print each game's moves from the start (a move list) instead of the position it reaches:
+    /// games for `uttt review`.
+    #[arg(long)]
+    pub games: bool,
     /// With `--player search`: MID calls for each candidate move's solve.
     #[arg(long, default_value_t = 20_000, value_name = "N")]
     pub search_nodes: u64,

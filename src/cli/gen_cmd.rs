@@ -1,9 +1,10 @@
-//! `uttt gen`: positions from seeded games, one notation per line: random playouts, or games
-//! whose moves are chosen by short searches (`--player search`).
+//! `uttt gen`: positions from seeded games, one notation (or with `--games`, one move list) per
+//! line: random playouts, or games whose moves are chosen by short searches
+//! (`--player search`).
 
 use super::args::{GenArgs, GenPlayer};
 use super::EXIT_OK;
-use crate::game::{format_position, Move, Position, Rng};
+use crate::game::{format_moves, format_position, Move, Position, Rng};
 use crate::search::{SearchPlayer, Table};
 use std::io::Write;
 
@@ -40,11 +41,11 @@ pub fn run(args: &GenArgs) -> anyhow::Result<i32> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     for _ in 0..args.count {
         let mut redraws = 0;
-        let pos = loop {
+        let (pos, moves) = loop {
             let moves = play(&mut rng);
             let pos = moves.iter().fold(Position::start(), |p, &m| p.play(m));
             if args.allow_finished || (moves.len() == plies && !pos.is_over()) {
-                break pos;
+                break (pos, moves);
             }
             redraws += 1;
             if redraws > MAX_REDRAWS {
@@ -54,7 +55,11 @@ pub fn run(args: &GenArgs) -> anyhow::Result<i32> {
                 );
             }
         };
-        writeln!(out, "{}", format_position(&pos))?;
+        if args.games {
+            writeln!(out, "{}", format_moves(&moves))?;
+        } else {
+            writeln!(out, "{}", format_position(&pos))?;
+        }
         out.flush()?;
     }
     Ok(EXIT_OK)

@@ -55,6 +55,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Perft(args) => perft_cmd::run(&args),
         Command::Solve(args) => solve::run_solve(&args),
         Command::Analyze(args) => solve::run_analyze(&args),
+        Command::Review(args) => solve::run_review(&args),
         Command::Verify(args) => verify_cmd::run(&args),
         Command::Gen(args) => gen_cmd::run(&args),
         Command::Db(command) => db_cmd::run(&command),

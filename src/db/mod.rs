@@ -34,6 +34,8 @@ pub enum Source {
     Solve,
     /// `uttt analyze`.
     Analyze,
+    /// `uttt review`.
+    Review,
     /// A campaign.
     Campaign,
     /// `uttt db import` of a fact without a source.
@@ -45,6 +47,7 @@ impl Source {
         match self {
             Source::Solve => "solve",
             Source::Analyze => "analyze",
+            Source::Review => "review",
             Source::Campaign => "campaign",
             Source::Import => "import",
         }
@@ -54,6 +57,7 @@ impl Source {
         [
             Source::Solve,
             Source::Analyze,
+            Source::Review,
             Source::Campaign,
             Source::Import,
         ]

@@ -199,7 +199,8 @@ pub fn read_move_list(pos: &Position, list: &str) -> Result<(Position, Vec<Move>
     Ok((current, moves))
 }
 
-fn split_moves(list: &str) -> impl Iterator<Item = &str> {
+/// The moves of a list as written: the pieces between spaces, line breaks and commas.
+pub fn split_moves(list: &str) -> impl Iterator<Item = &str> {
     list.split(|c: char| c.is_whitespace() || c == ',')
         .filter(|s| !s.is_empty())
 }

@@ -121,6 +121,18 @@ impl<'a> Solver<'a> {
         self
     }
 
+    /// The table this solver searches against.
+    pub fn table(&self) -> &'a Table {
+        self.table
+    }
+
+    /// Whether this solver's stop flag is raised: its searches end early, and so should a
+    /// service that runs one after another.
+    pub fn is_stopped(&self) -> bool {
+        self.stop
+            .is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
     /// Solves `pos` within the options' limits.
     pub fn solve(&mut self, pos: &Position) -> SolveReport {
         let options = self.options;

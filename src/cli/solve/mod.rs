@@ -1,10 +1,10 @@
-//! The commands that search: `uttt solve` (one position or a batch), `uttt analyze` and
-//! `uttt campaign`.
+//! The commands that search: `uttt solve` (one position or a batch), `uttt analyze`,
+//! `uttt review` and `uttt campaign`.
 //!
-//! `options` turns arguments into typed search options and a table; `single`, `batch` and
-//! `analyze` run the searches (with `--db`, through the database of solved positions);
-//! `report` renders their typed results as text or JSON and
-//! chooses exit codes; `progress` draws the live displays.
+//! `options` turns arguments into typed search options and a table; `single`, `batch`,
+//! `analyze` and `review` run the searches (with `--db`, through the database of solved
+//! positions); `report` renders their typed results as text or JSON and chooses exit codes;
+//! `progress` draws the live displays.
 
 mod analyze;
 mod batch;
@@ -15,10 +15,11 @@ pub(crate) mod mpi;
 mod options;
 mod progress;
 mod report;
+mod review;
 mod single;
 mod snapshot;
 
-use super::args::{AnalyzeArgs, CampaignCommand, SolveArgs};
+use super::args::{AnalyzeArgs, CampaignCommand, ReviewArgs, SolveArgs};
 
 /// Runs `uttt solve`: a single position, or a batch with `--file`.
 pub fn run_solve(args: &SolveArgs) -> anyhow::Result<i32> {
@@ -44,4 +45,9 @@ pub fn run_campaign(command: &CampaignCommand) -> anyhow::Result<i32> {
 /// Runs `uttt analyze`.
 pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     analyze::run(args)
+}
+
+/// Runs `uttt review`.
+pub fn run_review(args: &ReviewArgs) -> anyhow::Result<i32> {
+    review::run(args)
 }

@@ -1,13 +1,14 @@
-//! Progress displays on stderr: the live line of a single search and a batch's bar. Shown
-//! on a terminal unless `--quiet`; with `--progress`, a solve's or analysis's progress also
-//! goes to a stderr that is not a terminal, one line per second.
+//! Progress displays on stderr: the live line of a single search (with a bar over a review's
+//! positions) and a batch's bar. Shown on a terminal unless `--quiet`; with `--progress`, a
+//! solve's, analysis's or review's progress also goes to a stderr that is not a terminal, one
+//! line per second.
 
 use super::report::number_text;
 use crate::cli::args::SearchArgs;
 use crate::search::{LiveStats, Table};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How progress is shown.
@@ -42,16 +43,47 @@ pub fn with_live_line<R: Send>(
     table: &Table,
     work: impl FnOnce(&LiveStats) -> R + Send,
 ) -> R {
+    show_while(mode, table, None, work)
+}
+
+/// How far a walk over a known number of positions (a review's) has got, for its display.
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// Positions the walk may visit.
+    pub total: u64,
+    /// Positions done.
+    pub done: AtomicU64,
+    /// The ply of the position being solved.
+    pub ply: AtomicU64,
+}
+
+/// [`with_live_line`] for a walk: the display also shows `walk`'s positions done (as a bar on
+/// a terminal) and the current ply.
+pub fn with_walk_line<R: Send>(
+    mode: Progress,
+    table: &Table,
+    walk: &Walk,
+    work: impl FnOnce(&LiveStats) -> R + Send,
+) -> R {
+    show_while(mode, table, Some(walk), work)
+}
+
+fn show_while<R: Send>(
+    mode: Progress,
+    table: &Table,
+    walk: Option<&Walk>,
+    work: impl FnOnce(&LiveStats) -> R + Send,
+) -> R {
     let live = LiveStats::default();
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
         match mode {
             Progress::Hidden => {}
             Progress::Live => {
-                scope.spawn(|| watch(&live, &done, table));
+                scope.spawn(|| watch(&live, walk, &done, table));
             }
             Progress::Lines => {
-                scope.spawn(|| log_lines(&live, &done, table));
+                scope.spawn(|| log_lines(&live, walk, &done, table));
             }
         }
         let result = work(&live);
@@ -61,12 +93,16 @@ pub fn with_live_line<R: Send>(
 }
 
 /// The progress message: elapsed, nodes, nodes/s, root φ/δ, and for PN-DFPN the root tree's
-/// nodes and the jobs merged.
-fn progress_message(live: &LiveStats, start: Instant) -> String {
+/// nodes and the jobs merged; for a walk, first the ply being solved.
+fn progress_message(live: &LiveStats, walk: Option<&Walk>, start: Instant) -> String {
     let nodes = live.nodes.load(Ordering::Relaxed);
     let seconds = start.elapsed().as_secs_f64();
     let root = live.root();
-    let mut message = format!(
+    let mut message = match walk {
+        Some(walk) => format!("ply {}  ", walk.ply.load(Ordering::Relaxed)),
+        None => String::new(),
+    };
+    message += &format!(
         "{seconds:.1} s  {nodes} nodes  {:.0} nodes/s  root φ={} δ={}",
         nodes as f64 / seconds.max(1e-9),
         number_text(root.phi),
@@ -80,11 +116,18 @@ fn progress_message(live: &LiveStats, start: Instant) -> String {
     message
 }
 
-/// Redraws a live line (the progress message and the table's fill) four times a second
-/// until `done`.
-fn watch(live: &LiveStats, done: &AtomicBool, table: &Table) {
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}  {prefix}") {
+/// Redraws a live line (a walk's bar, the progress message and the table's fill) four times a
+/// second until `done`.
+fn watch(live: &LiveStats, walk: Option<&Walk>, done: &AtomicBool, table: &Table) {
+    let (length, template) = match walk {
+        Some(walk) => (
+            Some(walk.total),
+            "{spinner} {bar:20} {pos}/{len} positions  {msg}  {prefix}",
+        ),
+        None => (None, "{spinner} {msg}  {prefix}"),
+    };
+    let bar = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(template) {
         bar.set_style(style);
     }
     let start = Instant::now();
@@ -94,7 +137,10 @@ fn watch(live: &LiveStats, done: &AtomicBool, table: &Table) {
         if ticks.is_multiple_of(16) {
             bar.set_prefix(format!("table {:.1}%", 100.0 * table.fill()));
         }
-        bar.set_message(progress_message(live, start));
+        if let Some(walk) = walk {
+            bar.set_position(walk.done.load(Ordering::Relaxed));
+        }
+        bar.set_message(progress_message(live, walk, start));
         bar.tick();
         ticks += 1;
         std::thread::sleep(Duration::from_millis(250));
@@ -102,16 +148,24 @@ fn watch(live: &LiveStats, done: &AtomicBool, table: &Table) {
     bar.finish_and_clear();
 }
 
-/// Writes the progress message and the table's fill as a line to stderr once a second until
-/// `done` (checked every 50 ms, so that a solve's end is not held up).
-fn log_lines(live: &LiveStats, done: &AtomicBool, table: &Table) {
+/// Writes the progress message (after a walk's positions done) and the table's fill as a line
+/// to stderr once a second until `done` (checked every 50 ms, so that a solve's end is not held
+/// up).
+fn log_lines(live: &LiveStats, walk: Option<&Walk>, done: &AtomicBool, table: &Table) {
     let start = Instant::now();
     let mut next = start + Duration::from_secs(1);
     while !done.load(Ordering::Relaxed) {
         if Instant::now() >= next {
+            let positions = walk.map_or(String::new(), |walk| {
+                format!(
+                    "{}/{} positions  ",
+                    walk.done.load(Ordering::Relaxed),
+                    walk.total
+                )
+            });
             eprintln!(
-                "progress {}  table {:.1}%",
-                progress_message(live, start),
+                "progress {positions}{}  table {:.1}%",
+                progress_message(live, walk, start),
                 100.0 * table.fill()
             );
             next += Duration::from_secs(1);

@@ -176,7 +176,7 @@ pub fn certificate_text(figures: Option<&Figures>) -> String {
 }
 
 /// The table line of a summary.
-fn table_text(t: &TableReport) -> String {
+pub fn table_text(t: &TableReport) -> String {
     let hit_rate = if t.lookups > 0 {
         100.0 * t.hits as f64 / t.lookups as f64
     } else {

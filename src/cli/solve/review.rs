@@ -1,0 +1,475 @@
+//! `uttt review GAME`: a game's positions solved from the end backwards (see
+//! [`crate::services::review`]), printed as a table of plies or as JSON Lines.
+
+use super::options::{open_database, open_table, search_options, use_database};
+use super::progress::{progress_mode, with_walk_line, Walk};
+use super::report::{table_text, verdict_label};
+use crate::cli::args::{ReviewArgs, DEFAULT_REVIEW_TIME_LIMIT};
+use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
+use crate::db::Source;
+use crate::game::notation::{split_moves, NotationError};
+use crate::game::{parse_game_arg, Move, Outcome, Player, Position};
+use crate::search::{SolveOptions, SolveValue, Solver, TableReport, Verdict};
+use crate::services::review::{
+    review, Decision, Mark, PlyReview, Review, ReviewEvent, ReviewLimits, WalkEnd,
+};
+use anyhow::Context;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::sync::atomic::Ordering;
+
+/// Reviews the game the arguments name and prints it; returns the exit code: 0 when every
+/// position's value is known, 1 when some are not (a limit, or the walk stopped early), 128 +
+/// the signal's number when a signal stopped it.
+pub fn run(args: &ReviewArgs) -> anyhow::Result<i32> {
+    let stop = interrupt::stop_flag();
+    let moves = read_game(args)?;
+    let mut options = search_options(&args.search, None)?;
+    options.time_limit = options.time_limit.or(Some(DEFAULT_REVIEW_TIME_LIMIT));
+    let mut table = open_table(&args.search)?;
+    let database = open_database(&args.search)?;
+    let limits = ReviewLimits {
+        unknowns_in_a_row: (!args.all).then_some(args.stop_after as usize),
+    };
+    let walk = Walk {
+        total: moves.len() as u64 + 1,
+        ..Walk::default()
+    };
+    let review = with_walk_line(progress_mode(&args.search), &table, &walk, |live| {
+        let solver = Solver::new(&options, &table)
+            .stopped_by(stop)
+            .watched_by(live);
+        let mut solver = use_database(solver, database.as_ref(), &args.search, Source::Review);
+        review(&moves, &mut solver, limits, |event| match event {
+            ReviewEvent::Solving { ply } => walk.ply.store(ply as u64, Ordering::Relaxed),
+            ReviewEvent::Solved { .. } => {
+                walk.done.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+    });
+    table.flush(true)?;
+    let text = if args.search.json {
+        review_json(&review, &options)?
+    } else {
+        review_text(&review, &options, limits)
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    Ok(if let Some(code) = interrupt::exit_code() {
+        code
+    } else if review.plies.iter().all(|p| p.value != Verdict::Unknown) {
+        EXIT_OK
+    } else {
+        EXIT_INCOMPLETE
+    })
+}
+
+/// Where a game's text came from, for error messages.
+enum Origin<'a> {
+    Argument,
+    Stdin,
+    File(&'a std::path::Path),
+}
+
+/// The moves of the game the arguments give, read in any notation; a position without its
+/// moves is refused, since a review needs the moves that were played.
+fn read_game(args: &ReviewArgs) -> anyhow::Result<Vec<Move>> {
+    let (text, origin) = match (&args.game, &args.file) {
+        (Some(game), _) if game == "-" => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read the game from stdin")?;
+            (without_comments(&text), Origin::Stdin)
+        }
+        (Some(game), _) => (game.clone(), Origin::Argument),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the game file {}", path.display()))?;
+            (without_comments(&text), Origin::File(path))
+        }
+        (None, None) => anyhow::bail!("give a game, `-` for stdin, or --file PATH"),
+    };
+    let game = parse_game_arg(&text).map_err(|error| match origin {
+        Origin::Argument => anyhow::anyhow!("invalid game `{text}`: {error}"),
+        Origin::Stdin => located(&error, &text, "stdin"),
+        Origin::File(path) => located(&error, &text, &path.display().to_string()),
+    })?;
+    game.moves.ok_or_else(|| {
+        anyhow::anyhow!(
+            "a review needs a game, the moves from the start (a move list, a uttt.ai move list \
+             or link, or CodinGame moves), not a position without its moves"
+        )
+    })
+}
+
+/// `text` with each line's `#` comment blanked out (so that columns stay where they were).
+fn without_comments(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find('#') {
+            Some(at) => format!("{}{}", &line[..at], " ".repeat(line[at..].chars().count())),
+            None => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// An error reading the game in `text` (from `source`), with the line and column it is at.
+fn located(error: &NotationError, text: &str, source: &str) -> anyhow::Error {
+    // Errors count columns from 1 in the trimmed text, and moves from 1 in the list.
+    let leading = text.len() - text.trim_start().len();
+    let trimmed = text.trim();
+    let (offset, what) = match error {
+        NotationError::Position(e) => (column_offset(trimmed, e.column), e.to_string()),
+        NotationError::Format(e) => (
+            column_offset(trimmed, e.column),
+            format!("{}: {}", e.notation, e.reason),
+        ),
+        NotationError::Moves(e) => (
+            split_moves(trimmed).nth(e.index - 1).map_or(0, |token| {
+                token.as_ptr() as usize - trimmed.as_ptr() as usize
+            }),
+            e.to_string(),
+        ),
+        NotationError::Empty => return anyhow::anyhow!("{source}: no game (it is empty)"),
+    };
+    let before = &text[..leading + offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    anyhow::anyhow!("invalid game in {source}, line {line}, column {column}: {what}")
+}
+
+/// The byte offset in `text` of 1-based character `column` (the end for one past it).
+fn column_offset(text: &str, column: usize) -> usize {
+    text.char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(text.len(), |(at, _)| at)
+}
+
+/// A move's mark as a word (as in the JSON).
+fn mark_word(mark: Mark) -> &'static str {
+    match mark {
+        Mark::Best => "best",
+        Mark::Mistake => "mistake",
+        Mark::Blunder => "blunder",
+        Mark::Unknown => "unknown",
+    }
+}
+
+/// A game value for `player` as a past-tense verb: what a move that reached it did.
+fn reached_verb(value: Verdict, player: Player) -> &'static str {
+    match value.value_for(player) {
+        SolveValue::Win => "kept the win",
+        SolveValue::Draw => "drew",
+        SolveValue::Loss => "lost",
+        SolveValue::Unknown => "reached an unknown position",
+    }
+}
+
+/// What a move that keeps `value` does for `player`: `wins`, `draws`, `loses`.
+fn keeping_verb(value: Verdict, player: Player) -> &'static str {
+    match value.value_for(player) {
+        SolveValue::Win => "wins",
+        SolveValue::Draw => "draws",
+        SolveValue::Loss | SolveValue::Unknown => "loses",
+    }
+}
+
+/// A value in words: `X wins`, `O wins`, `draw`, `unknown`.
+fn value_words(value: Verdict) -> String {
+    match value {
+        Verdict::Wins(player) => format!("{player} wins"),
+        Verdict::Draw => "draw".into(),
+        Verdict::DoesNotWin(_) | Verdict::Unknown => "unknown".into(),
+    }
+}
+
+/// Where the result was decided, in a sentence, e.g. "decided at ply 20: X played `ah` and
+/// drew; `ab` wins".
+fn decision_text(review: &Review) -> String {
+    match review.decision() {
+        Decision::At(ply) => {
+            let entry = &review.plies[ply];
+            let mover = entry.to_move();
+            let after = review.plies[ply + 1].value;
+            let played = entry.played.map_or_else(String::new, |m| m.to_string());
+            let better = match entry.better_move {
+                Some(better) => format!("`{better}` {}", keeping_verb(entry.value, mover)),
+                None => format!(
+                    "{} had a move that {}",
+                    mover,
+                    keeping_verb(entry.value, mover)
+                ),
+            };
+            format!(
+                "decided at ply {ply}: {mover} played `{played}` and {}; {better}",
+                reached_verb(after, mover)
+            )
+        }
+        Decision::AtOrBefore(ply) => format!(
+            "decided at ply {ply} or earlier: {} from there on, every move kept it (the value \
+             before ply {ply} is unknown)",
+            value_words(review.plies[ply].value)
+        ),
+        Decision::FromStart => format!(
+            "decided from the start: {}, and every move kept it",
+            value_words(review.plies[0].value)
+        ),
+        Decision::Unknown => {
+            "not decided within the limits: the final position's value is unknown".into()
+        }
+    }
+}
+
+/// The final position's result: how the game ended, or its value if it goes on.
+fn result_text(review: &Review) -> String {
+    let Some(last) = review.plies.last() else {
+        return String::new();
+    };
+    match last.position.outcome() {
+        Outcome::Won(player) => format!("{player} won (ply {})", last.ply),
+        Outcome::Draw => format!("drawn (ply {})", last.ply),
+        Outcome::InPlay => format!(
+            "{} with best play from ply {} (the game stops there, {} to move)",
+            value_words(last.value),
+            last.ply,
+            last.to_move()
+        ),
+    }
+}
+
+/// How far the walk went back and why it stopped.
+fn walk_text(review: &Review, limits: ReviewLimits) -> String {
+    let Some(earliest) = review.earliest_reviewed() else {
+        return "nothing reviewed".into();
+    };
+    let last = review.plies.len() - 1;
+    let why = match review.end {
+        WalkEnd::Start => "reached the start".to_string(),
+        WalkEnd::Unknowns => format!(
+            "stopped after {} unknown position{} in a row; --all walks on to the start",
+            limits.unknowns_in_a_row.unwrap_or(0),
+            if limits.unknowns_in_a_row == Some(1) {
+                ""
+            } else {
+                "s"
+            }
+        ),
+        WalkEnd::Stopped => "stopped by a signal".to_string(),
+    };
+    format!(
+        "plies {last} back to {earliest} ({} positions; {} from the database): {why}",
+        review.positions_reviewed(),
+        review.plies.iter().filter(|p| p.from_database).count()
+    )
+}
+
+/// The mistakes and blunders, one phrase each, e.g. `ply 20 X ah mistake (ab)`.
+fn errors_text(review: &Review) -> String {
+    let phrases: Vec<String> = review
+        .errors()
+        .map(|p| {
+            format!(
+                "ply {} {} {} {}{}",
+                p.ply,
+                p.to_move(),
+                p.played.map_or_else(String::new, |m| m.to_string()),
+                p.mark.map_or("", mark_word),
+                p.better_move
+                    .map_or_else(String::new, |m| format!(" (better {m})"))
+            )
+        })
+        .collect();
+    if phrases.is_empty() {
+        "none among the marked moves".into()
+    } else {
+        phrases.join(", ")
+    }
+}
+
+fn optional_move(mv: Option<Move>) -> String {
+    mv.map_or_else(|| "-".into(), |m| m.to_string())
+}
+
+/// The human-readable review: one row per reviewed ply, then the summary.
+fn review_text(review: &Review, options: &SolveOptions, limits: ReviewLimits) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "ply  to move  value     move  mark      better       time        nodes"
+    );
+    if let Some(earliest) = review.earliest_reviewed().filter(|&e| e > 0) {
+        let _ = writeln!(out, "0-{}  not reviewed", earliest - 1);
+    }
+    for p in review.plies.iter().filter(|p| p.reviewed) {
+        let _ = writeln!(
+            out,
+            "{:>3}  {:<7}  {:<8}  {:<4}  {:<8}  {:<6}  {:>9.3} s {:>12}{}",
+            p.ply,
+            p.to_move().to_string(),
+            verdict_label(p.value),
+            optional_move(p.played),
+            p.mark.map_or("-", mark_word),
+            optional_move(p.better_move),
+            p.elapsed.as_secs_f64(),
+            p.nodes,
+            if p.from_database { "  (database)" } else { "" }
+        );
+    }
+    let _ = writeln!(out, "decision   {}", decision_text(review));
+    let _ = writeln!(out, "result     {}", result_text(review));
+    let _ = writeln!(out, "errors     {}", errors_text(review));
+    let _ = writeln!(out, "walk       {}", walk_text(review, limits));
+    let _ = writeln!(
+        out,
+        "time       {:.3} s   nodes {}   {} on {} threads, {} per position",
+        review.elapsed.as_secs_f64(),
+        review.nodes(),
+        options.engine.name(),
+        options.worker_threads(),
+        options.time_limit.map_or_else(
+            || "no limit".into(),
+            |t| format!("{:.3} s", t.as_secs_f64())
+        )
+    );
+    let _ = writeln!(out, "table      {}", table_text(&review.table));
+    out
+}
+
+/// One ply of the JSON Lines.
+#[derive(Serialize)]
+struct PlyJson {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    ply: usize,
+    position: Position,
+    to_move: Player,
+    reviewed: bool,
+    value: String,
+    best_move: Option<Move>,
+    #[serde(rename = "move")]
+    played: Option<Move>,
+    mark: Option<Mark>,
+    better_move: Option<Move>,
+    time_ms: u64,
+    nodes: u64,
+    from_database: bool,
+}
+
+impl PlyJson {
+    fn of(p: &PlyReview) -> PlyJson {
+        PlyJson {
+            kind: "ply",
+            ply: p.ply,
+            position: p.position,
+            to_move: p.to_move(),
+            reviewed: p.reviewed,
+            value: verdict_label(p.value),
+            best_move: p.best_move,
+            played: p.played,
+            mark: p.mark,
+            better_move: p.better_move,
+            time_ms: p.elapsed.as_millis() as u64,
+            nodes: p.nodes,
+            from_database: p.from_database,
+        }
+    }
+}
+
+/// The closing summary of the JSON Lines.
+#[derive(Serialize)]
+struct SummaryJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    result: String,
+    game_over: bool,
+    decision: &'static str,
+    decided_at: Option<usize>,
+    text: String,
+    mistakes: Vec<usize>,
+    blunders: Vec<usize>,
+    earliest_reviewed: Option<usize>,
+    walk_end: WalkEnd,
+    positions_reviewed: usize,
+    engine: &'static str,
+    threads: usize,
+    time_limit_ms: Option<u64>,
+    time_ms: u64,
+    nodes: u64,
+    table: &'a TableReport,
+}
+
+/// The review as JSON Lines: one object per ply (`"type": "ply"`), then a summary.
+fn review_json(review: &Review, options: &SolveOptions) -> anyhow::Result<String> {
+    let mut out = String::new();
+    for p in &review.plies {
+        out += &serde_json::to_string(&PlyJson::of(p))?;
+        out.push('\n');
+    }
+    let plies_marked = |mark: Mark| -> Vec<usize> {
+        review
+            .plies
+            .iter()
+            .filter(|p| p.mark == Some(mark))
+            .map(|p| p.ply)
+            .collect()
+    };
+    let (decision, decided_at) = match review.decision() {
+        Decision::At(ply) => ("at", Some(ply)),
+        Decision::AtOrBefore(ply) => ("at_or_before", Some(ply)),
+        Decision::FromStart => ("from_start", Some(0)),
+        Decision::Unknown => ("unknown", None),
+    };
+    let summary = SummaryJson {
+        kind: "summary",
+        result: verdict_label(review.result()),
+        game_over: review.plies.last().is_some_and(|p| p.position.is_over()),
+        decision,
+        decided_at,
+        text: decision_text(review),
+        mistakes: plies_marked(Mark::Mistake),
+        blunders: plies_marked(Mark::Blunder),
+        earliest_reviewed: review.earliest_reviewed(),
+        walk_end: review.end,
+        positions_reviewed: review.positions_reviewed(),
+        engine: options.engine.name(),
+        threads: options.worker_threads(),
+        time_limit_ms: options.time_limit.map(|t| t.as_millis() as u64),
+        time_ms: review.elapsed.as_millis() as u64,
+        nodes: review.nodes(),
+        table: &review.table,
+    };
+    out += &serde_json::to_string(&summary)?;
+    out.push('\n');
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_are_blanked_in_place() {
+        let text = "4 4 # centre\n3 3\n# a note\n";
+        let stripped = without_comments(text);
+        assert_eq!(stripped, "4 4         \n3 3\n        ");
+    }
+
+    #[test]
+    fn errors_in_a_file_name_the_line_and_column() {
+        let text = without_comments("# a game\n4 4\n3 3\n9 1\n");
+        let error = parse_game_arg(&text).unwrap_err();
+        let message = located(&error, &text, "game.txt").to_string();
+        assert!(
+            message.starts_with("invalid game in game.txt, line 4, column 1: CodinGame"),
+            "{message}"
+        );
+        let text = "ee ea\nae zz\n";
+        let error = parse_game_arg(text).unwrap_err();
+        let message = located(&error, text, "game.txt").to_string();
+        assert!(
+            message.starts_with("invalid game in game.txt, line 2, column 4: move 4 `zz`"),
+            "{message}"
+        );
+    }
+}
