@@ -1,11 +1,12 @@
 //! `uttt`: a solver for Ultimate Tic Tac Toe.
 //!
-//! Layers with arrows pointing one way: [`game`] (rules, bitboards, notation) ←
-//! [`certificate`] (the proof format and its independent verifier, game rules only) and
-//! [`db`] (the database of solved positions, game rules only) ← [`search`] (tables, DFPN,
-//! PN-DFPN, certificate writing) ← [`services`] (what a user asks of them: game review) ←
-//! [`cli`] (clap, formatting, progress, signals). With the `mpi` feature, `distributed`
-//! (between `search` and `cli`) runs PN-DFPN's jobs on other MPI ranks.
+//! Layers with arrows pointing one way: [`game`] (rules, bitboards, notation) ← [`table`] (the
+//! transposition table of proof numbers) ← [`search`] (the engines: DFPN, PN-DFPN, their
+//! workers and jobs, the static rules) ← [`services`] (what a user asks: solve, analyze,
+//! review, campaigns, certificates) ← [`cli`] (clap, formatting, progress, signals). Beside
+//! them, on the game core alone: [`certificate`] (the proof format and its independent
+//! verifier) and [`db`] (the database of solved positions). With the `mpi` feature,
+//! `distributed` (between `search` and `cli`) runs PN-DFPN's jobs on other MPI ranks.
 
 pub mod certificate;
 pub mod cli;
@@ -15,3 +16,4 @@ pub mod distributed;
 pub mod game;
 pub mod search;
 pub mod services;
+pub mod table;

@@ -7,7 +7,9 @@ use uttt::certificate::{
 };
 use uttt::db::key::canonical;
 use uttt::game::{format_position, parse_position, Outcome, Player, Position};
-use uttt::search::{certify, Engine, SolveOptions, Solver, Table, Verdict};
+use uttt::search::{Engine, SolveOptions};
+use uttt::services::{certify, Solver, Verdict};
+use uttt::table::Table;
 
 fn dfpn() -> SolveOptions {
     SolveOptions {
@@ -265,9 +267,9 @@ fn campaign_certificate(
     name: &str,
 ) -> (Verdict, Vec<Block>) {
     use uttt::db::{Database, Source};
-    use uttt::search::campaign::settled_campaign;
-    use uttt::search::certify::certify_campaign;
-    use uttt::search::StorePolicy;
+    use uttt::services::campaign::settled_campaign;
+    use uttt::services::certify::certify_campaign;
+    use uttt::services::StorePolicy;
     let database = Database::open(&dir.join(format!("{name}.db"))).unwrap();
     let options = SolveOptions {
         engine: Engine::PnDfpn,

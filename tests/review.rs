@@ -5,8 +5,10 @@ mod common;
 use common::oracle::oracle_value;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use uttt::game::{format_position, Move, Player, Position, Rng};
-use uttt::search::{Engine, SolveOptions, SolveValue, Solver, Table, Verdict};
+use uttt::search::{Engine, SolveOptions};
 use uttt::services::review::{review, Mark, Review, ReviewEvent, ReviewLimits, WalkEnd};
+use uttt::services::{SolveValue, Solver, Verdict};
+use uttt::table::Table;
 
 /// Positions with at least this many stones are left to the oracle (it is exhaustive).
 const ORACLE_MIN_STONES: u32 = 46;
@@ -91,6 +93,7 @@ struct Checked {
     oracle: AtomicUsize,
     marks: AtomicUsize,
     errors: AtomicUsize,
+    deduced: AtomicUsize,
 }
 
 /// Checks every value and mark of `review` against the oracle, fresh solves and `analyze`.
@@ -110,6 +113,14 @@ fn check(review: &Review, game: usize, checked: &Checked) {
             "game {game} ply {}: a value from a solve",
             p.ply
         );
+        if p.deduced {
+            assert_eq!(
+                p.nodes, 0,
+                "game {game} ply {}: deduced, not searched",
+                p.ply
+            );
+            checked.deduced.fetch_add(1, Ordering::Relaxed);
+        }
         if p.position.stone_count() >= ORACLE_MIN_STONES {
             assert_eq!(
                 p.value,
@@ -225,7 +236,15 @@ fn review_values_are_the_oracles_and_its_marks_are_analyzes() {
         count(&checked.marks),
         count(&checked.errors),
     );
-    eprintln!("{oracle} values checked by the oracle, {marks} marks by analyze ({errors} errors)");
+    let deduced = count(&checked.deduced);
+    eprintln!(
+        "{oracle} values checked by the oracle, {marks} marks by analyze ({errors} errors), \
+         {deduced} values deduced"
+    );
+    assert!(
+        deduced >= 10,
+        "only {deduced} values deduced from the next position"
+    );
     assert!(oracle >= 100, "only {oracle} values checked by the oracle");
     assert!(marks >= 100, "only {marks} marks checked");
     assert!(errors >= 10, "only {errors} mistakes and blunders checked");

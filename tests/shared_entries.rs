@@ -9,7 +9,8 @@ use uttt::game::{format_position, Player, Position};
 use uttt::search::dfpn::{Limits, TableEntry};
 use uttt::search::handover::{install, subtree_entries, HANDED_OVER_ENTRIES};
 use uttt::search::numbers::{Numbers, INFINITY};
-use uttt::search::{table_key, Job, JobResult, Table, WorkBudget};
+use uttt::search::{table_key, Job, JobResult, WorkBudget};
+use uttt::table::Table;
 
 /// Solves `root` for `attacker` as one unlimited job against `table`.
 fn solve_as_job(root: &Position, attacker: Player, table: &Table, share: Option<u64>) -> JobResult {

@@ -4,7 +4,9 @@
 mod common;
 use uttt::game::{format_position, parse_position, Move, Position};
 use uttt::search::workers::private::with_private_tables;
-use uttt::search::{Engine, SolveOptions, SolveReport, SolveValue, Solver, Table, Verdict};
+use uttt::search::{Engine, SolveOptions};
+use uttt::services::{SolveReport, SolveValue, Solver, Verdict};
+use uttt::table::Table;
 
 /// The engines under test: DFPN, shared-table DFPN with 2 and 4 searchers, and PN-DFPN with
 /// 1, 2, 4, 8 and 16 workers and small jobs and split threshold, so that even these quick
@@ -399,7 +401,7 @@ fn numbered_database(
 #[test]
 fn every_engine_with_a_database_agrees_with_the_oracle_from_any_image() {
     use uttt::db::Source;
-    use uttt::search::StorePolicy;
+    use uttt::services::StorePolicy;
     let positions = common::playout_positions(40, 4242);
     let dir = common::temp_dir("db-oracle");
     let engines = engines();
@@ -449,7 +451,7 @@ fn every_engine_with_a_database_agrees_with_the_oracle_from_any_image() {
 #[test]
 fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
     use uttt::db::Source;
-    use uttt::search::StorePolicy;
+    use uttt::services::StorePolicy;
     let positions = common::playout_positions(60, 7_2027);
     let dir = common::temp_dir("campaign-oracle");
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -535,7 +537,7 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
 #[test]
 fn leaves_answered_by_the_database_give_the_oracle_value() {
     use uttt::db::Source;
-    use uttt::search::StorePolicy;
+    use uttt::services::StorePolicy;
     let positions = common::playout_positions(40, 99);
     let dir = common::temp_dir("db-leaves");
     let next = std::sync::atomic::AtomicUsize::new(0);

@@ -1,7 +1,7 @@
 //! Several threads hammer a tiny table; no reader may ever see a torn entry. Every stored
 //! φ is a checksum of the key and δ, so an entry mixing two writes is caught.
 use uttt::search::numbers::Numbers;
-use uttt::search::Table;
+use uttt::table::Table;
 
 fn checksum(key: u64, delta: u32) -> u32 {
     let mixed = (key ^ u64::from(delta).wrapping_mul(0x9E37_79B9_7F4A_7C15))

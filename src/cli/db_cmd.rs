@@ -7,7 +7,8 @@ use super::memory::anonymous_table;
 use super::units::show_bytes;
 use super::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::{Database, Fact};
-use crate::search::{Engine, SolveOptions, Solver, Verdict};
+use crate::search::{Engine, SolveOptions};
+use crate::services::{Solver, Verdict};
 use anyhow::Context;
 use std::io::{BufRead, Write};
 

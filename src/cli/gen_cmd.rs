@@ -5,7 +5,8 @@
 use super::args::{GenArgs, GenPlayer};
 use super::EXIT_OK;
 use crate::game::{format_moves, format_position, Move, Position, Rng};
-use crate::search::{SearchPlayer, Table};
+use crate::services::SearchPlayer;
+use crate::table::Table;
 use std::io::Write;
 
 /// Games that end early are redrawn at most this many times per position, so a request

@@ -2,7 +2,7 @@
 //! `--table-mem`'s in `args`).
 
 use super::units::show_bytes;
-use crate::search::Table;
+use crate::table::Table;
 
 /// The memory the system can give without swapping (`MemAvailable` of `/proc/meminfo`), where
 /// the system says.

@@ -4,16 +4,18 @@
 //! answer is found again from any of the eight images and can never answer another position.
 //!
 //! Knows the game core only; the search consults and fills it through
-//! `crate::search::Solver::with_database`. The file is an ordinary SQLite database (`sqlite3`
+//! `crate::services::Solver::with_database`. The file is an ordinary SQLite database (`sqlite3`
 //! reads it), with its write-ahead log: crash-safe, one writer and many readers at once.
 
 pub mod campaign;
+mod error;
 pub mod key;
+
+pub use error::DbError;
 
 use crate::game::{Move, Player, Position};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -137,87 +139,6 @@ pub struct Stats {
     pub campaign_seconds: f64,
     /// The file's size in bytes (without its write-ahead log).
     pub bytes: u64,
-}
-
-/// Why the database could not do what was asked.
-#[derive(Debug)]
-pub enum DbError {
-    /// The file could not be opened or created.
-    Open {
-        /// The file.
-        path: PathBuf,
-        /// What SQLite said.
-        source: rusqlite::Error,
-    },
-    /// The file is not a uttt database (another SQLite database, or not SQLite at all).
-    NotADatabase {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        problem: String,
-    },
-    /// The file does not exist (for commands that read an existing database).
-    Missing {
-        /// The file.
-        path: PathBuf,
-    },
-    /// A query failed.
-    Query {
-        /// The file.
-        path: PathBuf,
-        /// What SQLite said.
-        source: rusqlite::Error,
-    },
-    /// A fact contradicts one already stored: one of them is wrong, which means a bug.
-    Contradiction {
-        /// The fact offered.
-        offered: Box<Fact>,
-    },
-}
-
-impl fmt::Display for DbError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DbError::Open { path, .. } => write!(f, "cannot open database {}", path.display()),
-            DbError::NotADatabase { path, problem } => {
-                write!(f, "{} is not a uttt database: {problem}", path.display())
-            }
-            DbError::Missing { path } => write!(f, "database {} does not exist", path.display()),
-            DbError::Query { path, .. } => write!(f, "database {}", path.display()),
-            DbError::Contradiction { offered } => write!(
-                f,
-                "contradictory facts: \"does {} win?\" is answered {} in the database and {} \
-                 here, in {} (a bug: please report it)",
-                offered.attacker.letter(),
-                if offered.wins { "no" } else { "yes" },
-                if offered.wins { "yes" } else { "no" },
-                offered.position
-            ),
-        }
-    }
-}
-
-impl std::error::Error for DbError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            DbError::Open { source, .. } | DbError::Query { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
-
-impl DbError {
-    /// The message followed by its causes (what SQLite said), for a report that keeps only
-    /// text.
-    pub fn with_causes(&self) -> String {
-        let mut text = self.to_string();
-        let mut cause = std::error::Error::source(self);
-        while let Some(error) = cause {
-            text += &format!(": {error}");
-            cause = error.source();
-        }
-        text
-    }
 }
 
 /// How a store went.
@@ -570,148 +491,4 @@ fn clamp(n: u64) -> i64 {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
-    use super::*;
-    use crate::game::tables::SYMMETRY_COUNT;
-
-    /// A fresh path in the temporary directory, removed (with its log files) when dropped.
-    pub(super) struct TempPath(pub(super) PathBuf);
-
-    impl TempPath {
-        pub(super) fn new(name: &str) -> TempPath {
-            let path = std::env::temp_dir().join(format!(
-                "uttt-db-{name}-{}-{:?}.sqlite",
-                std::process::id(),
-                std::thread::current().id()
-            ));
-            let temp = TempPath(path);
-            temp.remove();
-            temp
-        }
-
-        fn remove(&self) {
-            for suffix in ["", "-wal", "-shm"] {
-                let mut name = self.0.clone().into_os_string();
-                name.push(suffix);
-                let _ = std::fs::remove_file(name);
-            }
-        }
-    }
-
-    impl Drop for TempPath {
-        fn drop(&mut self) {
-            self.remove();
-        }
-    }
-
-    /// `ee ea ab`: a position that no symmetry but the identity leaves unchanged (only the
-    /// main diagonal's reflection keeps board a and cell a, and it moves cell b).
-    pub(super) fn position() -> Position {
-        let moves = [Move::new(4, 4), Move::new(4, 0), Move::new(0, 1)];
-        let pos = moves.iter().fold(Position::start(), |p, &m| p.play(m));
-        assert!((1..SYMMETRY_COUNT).all(|sym| pos.transform(sym) != pos));
-        pos
-    }
-
-    pub(super) fn fact(
-        pos: Position,
-        attacker: Player,
-        wins: bool,
-        best_move: Option<Move>,
-    ) -> Fact {
-        Fact {
-            position: pos,
-            attacker,
-            wins,
-            work: 1234,
-            best_move,
-            source: Source::Solve,
-            created: 1_700_000_000,
-        }
-    }
-
-    #[test]
-    fn facts_come_back_from_every_symmetric_image_with_their_moves_mapped() {
-        let file = TempPath::new("images");
-        let db = Database::open(&file.0).unwrap();
-        let pos = position();
-        let best = pos.legal_moves().into_iter().nth(2).unwrap();
-        let stored = db
-            .store(&[
-                fact(pos, Player::O, true, Some(best)),
-                fact(pos, Player::X, false, None),
-            ])
-            .unwrap();
-        assert_eq!(stored, Stored { new: 2, known: 0 });
-        for sym in 0..SYMMETRY_COUNT {
-            let image = pos.transform(sym);
-            let known = db.lookup(&image).unwrap();
-            let o = known.o.expect("O's answer");
-            assert!(o.wins && o.work == 1234);
-            assert_eq!(o.best_move, Some(best.transform(sym)), "symmetry {sym}");
-            assert!(!known.x.unwrap().wins);
-        }
-        // One entry per question, whatever the image stored.
-        assert_eq!(db.stats().unwrap().facts, 2);
-        assert_eq!(db.stats().unwrap().positions, 1);
-        // Another position is not answered.
-        let other = pos.play(pos.legal_moves().into_iter().next().unwrap());
-        assert_eq!(db.lookup(&other).unwrap(), Known::default());
-    }
-
-    #[test]
-    fn the_same_facts_twice_change_nothing_and_a_contradiction_is_refused() {
-        let file = TempPath::new("twice");
-        let db = Database::open(&file.0).unwrap();
-        let pos = position();
-        let facts = [fact(pos, Player::X, false, None)];
-        db.store(&facts).unwrap();
-        let before = db.facts().unwrap();
-        assert_eq!(db.store(&facts).unwrap(), Stored { new: 0, known: 1 });
-        assert_eq!(db.facts().unwrap(), before);
-        let error = db
-            .store(&[fact(pos.transform(3), Player::X, true, None)])
-            .unwrap_err();
-        assert!(matches!(error, DbError::Contradiction { .. }), "{error}");
-        assert!(error.to_string().contains("contradictory"), "{error}");
-        assert_eq!(db.facts().unwrap(), before, "nothing stored");
-    }
-
-    #[test]
-    fn a_reopened_database_keeps_its_facts_and_exports_them_exactly() {
-        let file = TempPath::new("reopen");
-        let pos = position();
-        let best = pos.legal_moves().into_iter().next().unwrap();
-        let offered = [fact(pos, Player::O, true, Some(best))];
-        Database::open(&file.0).unwrap().store(&offered).unwrap();
-        let facts = Database::open_existing(&file.0).unwrap().facts().unwrap();
-        assert_eq!(facts.len(), 1);
-        let (_, image, sym) = key::canonical(&pos);
-        assert_eq!(
-            facts[0].position, image,
-            "exported in the canonical orientation"
-        );
-        assert_eq!(facts[0].best_move, Some(best.transform(sym)));
-        assert_eq!((facts[0].wins, facts[0].work), (true, 1234));
-    }
-
-    #[test]
-    fn files_that_are_not_uttt_databases_are_refused() {
-        let text = TempPath::new("text");
-        std::fs::write(&text.0, vec![b'x'; 4096]).unwrap();
-        let error = Database::open(&text.0).err().expect("refused");
-        assert!(matches!(error, DbError::NotADatabase { .. }), "{error}");
-        let other = TempPath::new("other");
-        Connection::open(&other.0)
-            .unwrap()
-            .execute_batch("CREATE TABLE t (x INTEGER)")
-            .unwrap();
-        let error = Database::open(&other.0).err().expect("refused");
-        assert!(error.to_string().contains("another application"), "{error}");
-        let missing = TempPath::new("missing");
-        assert!(matches!(
-            Database::open_existing(&missing.0),
-            Err(DbError::Missing { .. })
-        ));
-    }
-}
+pub(super) mod tests;

@@ -176,7 +176,8 @@ mod tests {
     use crate::game::Player;
     use crate::search::handover::HANDED_OVER_ENTRIES;
     use crate::search::JobResult;
-    use crate::search::{Numbers, TableCounters, WorkBudget};
+    use crate::search::{Numbers, WorkBudget};
+    use crate::table::TableCounters;
 
     #[test]
     fn a_rank_with_fewer_cpus_than_threads_is_told_how_to_unbind_it() {

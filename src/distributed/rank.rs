@@ -7,7 +7,8 @@ use super::{
 use crate::search::dfpn::{Limits, Poll};
 use crate::search::handover::install;
 use crate::search::workers::serve_jobs;
-use crate::search::{Job, JobResult, Table};
+use crate::search::{Job, JobResult};
+use crate::table::Table;
 use mpi::topology::{Process, SimpleCommunicator};
 use mpi::traits::*;
 use std::cmp::Reverse;

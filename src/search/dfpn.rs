@@ -5,9 +5,9 @@
 
 use super::numbers::{child_thresholds, initial_numbers, select_child, Numbers, INFINITY};
 use super::rules::{evaluate, Evaluation};
-use super::table::{Table, TableCounters, TableWriter};
 use super::table_key;
 use crate::game::{Move, MoveSet, Player, Position};
+use crate::table::{Table, TableCounters, TableWriter};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;

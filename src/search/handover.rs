@@ -12,9 +12,9 @@
 //! table is no different; so no answer can change, only the work to reach it.
 
 use super::dfpn::TableEntry;
-use super::table::{Table, TableWriter};
 use super::table_key;
 use crate::game::{Player, Position};
+use crate::table::{Table, TableWriter};
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
 /// The most entries handed over with one moved job: the positions below its leaf that the old

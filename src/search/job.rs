@@ -5,8 +5,8 @@
 use super::dfpn::{Dfpn, Limits, Poll, TableEntry};
 use super::handover::subtree_entries;
 use super::numbers::Numbers;
-use super::table::{Table, TableCounters};
 use crate::game::{Move, Player, Position};
+use crate::table::{Table, TableCounters};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 

@@ -17,11 +17,7 @@ const MAX_PV_PLIES: usize = 40;
 ///
 /// Searches spend at most `node_budget` MID calls in all; when it runs out the variation may
 /// be empty even at a solved root.
-pub(super) fn principal_variation(
-    root: &Position,
-    searcher: &mut Dfpn,
-    node_budget: u64,
-) -> Vec<Move> {
+pub fn principal_variation(root: &Position, searcher: &mut Dfpn, node_budget: u64) -> Vec<Move> {
     let mut pv = Vec::new();
     let mut pos = *root;
     while pv.len() < MAX_PV_PLIES && !pos.is_over() {

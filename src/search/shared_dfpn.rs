@@ -8,8 +8,8 @@
 
 use super::dfpn::{Dfpn, Limits};
 use super::numbers::Numbers;
-use super::table::{Table, TableCounters};
 use crate::game::{Player, Position};
+use crate::table::{Table, TableCounters};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 

@@ -1,9 +1,29 @@
-//! The solver's services: what a user asks of it, built from the engines in [`crate::search`].
-//! Each service takes a [`crate::search::Solver`] (which carries the options, table, database
-//! and stop flag) and answers with typed data; the command line renders it.
+//! The services: what a user asks of the solver, built from the engines in [`crate::search`]
+//! and the table. Each answers with typed data; the command line renders it.
 //!
-//! - [`review`]: where a game was won and lost, its positions solved from the end backwards.
+//! - The one way into a solve: [`Solver`] ([`solve`]), which answers X wins / O wins / draw
+//!   with the engines, consulting and filling the database of solved positions through
+//!   [`known`] (the database keeper); what a solve found out: [`report`].
+//! - Built on it: [`analyze`] (every move's value), [`review`] (where a game was won and
+//!   lost), [`campaign`] (where a solve kept in the database stands), [`certify`](mod@certify)
+//!   (proof certificates from a solved table or campaign), and [`player`] (games played by
+//!   short searches).
 
+pub mod analyze;
+pub mod campaign;
+pub mod certify;
+pub mod known;
+pub mod player;
+pub mod report;
 pub mod review;
+pub mod solve;
 
+pub use analyze::{Analysis, MoveAnalysis};
+pub use certify::{certify, claims_for, Certificate, CertifyError};
+pub use known::StorePolicy;
+pub use player::SearchPlayer;
+pub use report::{
+    BinaryOutcome, DatabaseReport, SearchReport, SolveReport, SolveValue, TableReport, Verdict,
+};
 pub use review::{review, Decision, Mark, PlyReview, Review, ReviewEvent, ReviewLimits, WalkEnd};
+pub use solve::Solver;

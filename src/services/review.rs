@@ -1,10 +1,12 @@
 //! Game review: where a game was won and lost. The positions of a game are solved from its end
 //! backwards, each solve against the same table (and database) as the later ones, so that it
-//! starts from what they learned; each move played is then marked by what it did to the value
-//! of the position for the player who made it.
+//! starts from what they learned, and bounded by the value of the position after it (see
+//! `settle`); each move played is then marked by what it did to the value of the position for
+//! the player who made it.
 
 use crate::game::{Move, Player, Position};
-use crate::search::{SolveReport, SolveValue, Solver, TableCounters, TableReport, Verdict};
+use crate::services::{SolveReport, SolveValue, Solver, TableReport, Verdict};
+use crate::table::TableCounters;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
@@ -48,6 +50,9 @@ pub struct PlyReview {
     pub nodes: u64,
     /// The database answered it without a search.
     pub from_database: bool,
+    /// Its value followed from the next position's without a search: the move played keeps
+    /// its mover's win there.
+    pub deduced: bool,
 }
 
 impl PlyReview {
@@ -174,6 +179,42 @@ fn settled_value(report: &SolveReport) -> Verdict {
     }
 }
 
+/// How a position's value was found.
+enum Settled {
+    /// It is the next position's: the move played keeps its mover's win.
+    Deduced,
+    /// By a solve (or the database), with the value it settles and a move that keeps it.
+    Solved(Box<SolveReport>, Verdict, Option<Move>),
+}
+
+/// Settles `pos`, where `played` was played to reach a position of value `next`. A move can
+/// only lower its mover's value, so the next position's value bounds this one's from below
+/// for the mover: if it is a win for the mover, so is `pos` (no search); if it is a draw,
+/// the opponent cannot win `pos`, and the one question "does the mover win?" settles it (a
+/// "no" is a draw). Otherwise `pos` gets a full solve.
+fn settle(solver: &mut Solver<'_>, pos: &Position, played: Option<Move>, next: Verdict) -> Settled {
+    let mover = pos.side_to_move();
+    match (played, next.value_for(mover)) {
+        (Some(_), SolveValue::Win) => Settled::Deduced,
+        (Some(_), SolveValue::Draw) => {
+            let report = solver.solve_question(pos, mover);
+            // A "no" leaves every move short of a win; the move played keeps the draw.
+            let (value, best) = match report.verdict {
+                Verdict::Wins(winner) => (Verdict::Wins(winner), report.best_move),
+                Verdict::DoesNotWin(_) => (Verdict::Draw, played),
+                Verdict::Draw | Verdict::Unknown => (Verdict::Unknown, None),
+            };
+            Settled::Solved(Box::new(report), value, best)
+        }
+        _ => {
+            let report = solver.solve(pos);
+            let value = settled_value(&report);
+            let best = report.best_move.filter(|_| value != Verdict::Unknown);
+            Settled::Solved(Box::new(report), value, best)
+        }
+    }
+}
+
 /// How a value ranks for `player`: a loss 0, a draw 1, a win 2; `None` when unknown.
 fn rank_for(value: Verdict, player: Player) -> Option<u8> {
     match value.value_for(player) {
@@ -234,6 +275,7 @@ pub fn review(
             elapsed: Duration::ZERO,
             nodes: 0,
             from_database: false,
+            deduced: false,
         })
         .collect();
     let mut end = WalkEnd::Start;
@@ -241,15 +283,26 @@ pub fn review(
     let mut counters = TableCounters::default();
     for ply in (0..plies.len()).rev() {
         on_event(ReviewEvent::Solving { ply });
-        let report = solver.solve(&plies[ply].position);
-        counters.add(&report.table.counters());
+        let next = plies
+            .get(ply + 1)
+            .map_or(Verdict::Unknown, |next| next.value);
         let entry = &mut plies[ply];
         entry.reviewed = true;
-        entry.value = settled_value(&report);
-        entry.best_move = report.best_move.filter(|_| entry.value != Verdict::Unknown);
-        entry.elapsed = report.elapsed;
-        entry.nodes = report.nodes;
-        entry.from_database = report.database.as_ref().is_some_and(|d| d.answered);
+        match settle(solver, &entry.position, entry.played, next) {
+            Settled::Deduced => {
+                entry.value = next;
+                entry.best_move = entry.played;
+                entry.deduced = true;
+            }
+            Settled::Solved(report, value, best) => {
+                counters.add(&report.table.counters());
+                entry.value = value;
+                entry.best_move = best;
+                entry.elapsed = report.elapsed;
+                entry.nodes = report.nodes;
+                entry.from_database = report.database.as_ref().is_some_and(|d| d.answered);
+            }
+        }
         on_event(ReviewEvent::Solved {
             ply,
             value: entry.value,

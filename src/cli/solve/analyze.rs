@@ -7,7 +7,7 @@ use crate::cli::args::AnalyzeArgs;
 use crate::cli::board::use_colour;
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
-use crate::search::Solver;
+use crate::services::Solver;
 use std::io::Write;
 
 /// Analyses the position the arguments name and prints every move's value; returns the exit

@@ -13,7 +13,7 @@ use crate::cli::args::SolveArgs;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
 use crate::game::{parse_position_arg, Player, Position};
-use crate::search::{SolveReport, Solver, Verdict};
+use crate::services::{SolveReport, Solver, Verdict};
 use anyhow::Context;
 use serde::Serialize;
 use serde_json::{json, Value};

@@ -11,10 +11,13 @@ use crate::cli::args::{CampaignCertifyArgs, CampaignRunArgs, CampaignStatusArgs}
 use crate::cli::memory::anonymous_table;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_OK};
 use crate::db::{Database, Source};
-use crate::search::campaign::{campaign_status, settled_campaign, CampaignStatus, QuestionStatus};
-use crate::search::certify::certify_campaign;
 use crate::search::options::DEFAULT_EPSILON;
-use crate::search::{Engine, SolveOptions, SolveReport, Solver, StorePolicy};
+use crate::search::{Engine, SolveOptions};
+use crate::services::campaign::{
+    campaign_status, settled_campaign, CampaignStatus, QuestionStatus,
+};
+use crate::services::certify::certify_campaign;
+use crate::services::{SolveReport, Solver, StorePolicy};
 use anyhow::Context;
 use serde::Serialize;
 use std::fmt::Write as _;

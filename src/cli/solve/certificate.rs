@@ -3,7 +3,8 @@
 
 use crate::certificate::{check_file, write_block};
 use crate::game::Position;
-use crate::search::{certify, Certificate, CertifyError, SolveReport, Table};
+use crate::services::{certify, Certificate, CertifyError, SolveReport};
+use crate::table::Table;
 use anyhow::Context;
 use serde::Serialize;
 use std::io::Write;

@@ -10,7 +10,9 @@ use crate::db::Source;
 use crate::distributed::{
     attach_send_buffer, cpu_shortfall_warning, serve, Assignment, MpiWorkers, RankReport,
 };
-use crate::search::{Engine, SolveOptions, Solver, Table};
+use crate::search::{Engine, SolveOptions};
+use crate::services::Solver;
+use crate::table::Table;
 use mpi::traits::*;
 use serde::Serialize;
 use std::fmt::Write as _;

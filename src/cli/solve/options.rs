@@ -4,7 +4,9 @@ use super::super::args::{EngineArg, PlayerArg, SearchArgs};
 use crate::cli::memory::anonymous_table;
 use crate::db::{Database, Source};
 use crate::game::Player;
-use crate::search::{Engine, SolveOptions, Solver, StorePolicy, Table};
+use crate::search::{Engine, SolveOptions};
+use crate::services::{Solver, StorePolicy};
+use crate::table::Table;
 
 impl From<PlayerArg> for Player {
     fn from(arg: PlayerArg) -> Player {

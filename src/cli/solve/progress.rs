@@ -5,7 +5,8 @@
 
 use super::report::number_text;
 use crate::cli::args::SearchArgs;
-use crate::search::{LiveStats, Table};
+use crate::search::LiveStats;
+use crate::table::Table;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

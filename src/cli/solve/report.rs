@@ -7,7 +7,7 @@ use crate::cli::board::{render_board, Mark};
 use crate::game::{Move, Player, Position};
 use crate::search::numbers::INFINITY;
 use crate::search::pn_dfpn::TreeReport;
-use crate::search::{
+use crate::services::{
     Analysis, BinaryOutcome, DatabaseReport, SolveReport, SolveValue, TableReport, Verdict,
 };
 use serde::Serialize;
@@ -394,7 +394,7 @@ pub fn analysis_text(analysis: &Analysis, colour: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::MoveAnalysis;
+    use crate::services::MoveAnalysis;
 
     /// An analysis of the opening's centre board as if its centre won, a corner drew, an edge
     /// lost and the rest were unknown.

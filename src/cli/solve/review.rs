@@ -9,10 +9,11 @@ use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
 use crate::game::notation::{split_moves, NotationError};
 use crate::game::{parse_game_arg, Move, Outcome, Player, Position};
-use crate::search::{SolveOptions, SolveValue, Solver, TableReport, Verdict};
+use crate::search::SolveOptions;
 use crate::services::review::{
     review, Decision, Mark, PlyReview, Review, ReviewEvent, ReviewLimits, WalkEnd,
 };
+use crate::services::{SolveValue, Solver, TableReport, Verdict};
 use anyhow::Context;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -313,7 +314,13 @@ fn review_text(review: &Review, options: &SolveOptions, limits: ReviewLimits) ->
             optional_move(p.better_move),
             p.elapsed.as_secs_f64(),
             p.nodes,
-            if p.from_database { "  (database)" } else { "" }
+            if p.from_database {
+                "  (database)"
+            } else if p.deduced {
+                "  (from the next position)"
+            } else {
+                ""
+            }
         );
     }
     let _ = writeln!(out, "decision   {}", decision_text(review));
@@ -354,6 +361,7 @@ struct PlyJson {
     time_ms: u64,
     nodes: u64,
     from_database: bool,
+    deduced: bool,
 }
 
 impl PlyJson {
@@ -372,6 +380,7 @@ impl PlyJson {
             time_ms: p.elapsed.as_millis() as u64,
             nodes: p.nodes,
             from_database: p.from_database,
+            deduced: p.deduced,
         }
     }
 }

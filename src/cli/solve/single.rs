@@ -10,7 +10,9 @@ use crate::cli::units::show_bytes;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED};
 use crate::db::Source;
 use crate::search::workers::private::with_private_tables;
-use crate::search::{Engine, SolveOptions, Solver, Table};
+use crate::search::{Engine, SolveOptions};
+use crate::services::Solver;
+use crate::table::Table;
 use std::io::Write;
 
 /// Solves the position the arguments name and prints the result; returns the exit code.

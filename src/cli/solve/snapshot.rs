@@ -3,7 +3,7 @@
 //! done, for the report.
 
 use crate::cli::args::CampaignRunArgs;
-use crate::search::table::{SnapshotFigures, Table};
+use crate::table::{SnapshotFigures, Table};
 use anyhow::Context;
 use serde::Serialize;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! What a root tree learns from outside its search and what it tells: the database of solved
 //! positions (leaves solved there need no job; leaves the jobs solve are worth keeping) and,
-//! for a campaign, the tree itself, kept between runs (see `crate::search::known`).
+//! for a campaign, the tree itself, kept between runs (see `crate::services::known`).
 
 use crate::db::campaign::KeptNode;
 use crate::game::{Move, Position};

@@ -4,7 +4,7 @@
 use super::{receive_from_threads, spawn_worker, start_round, Workers};
 use crate::search::dfpn::{Limits, LiveStats};
 use crate::search::job::{Job, JobResult, JobTerms};
-use crate::search::table::Table;
+use crate::table::Table;
 use crossbeam_channel::{Receiver, Sender};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};

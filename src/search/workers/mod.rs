@@ -9,7 +9,7 @@ pub mod private;
 
 use super::dfpn::Limits;
 use super::job::{Job, JobResult, JobTerms};
-use super::table::Table;
+use crate::table::Table;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

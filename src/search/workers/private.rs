@@ -15,7 +15,7 @@ use super::{receive_from_threads, spawn_worker, start_round, Workers};
 use crate::search::dfpn::{Limits, LiveStats};
 use crate::search::handover::{install, subtree_entries, HANDED_OVER_ENTRIES};
 use crate::search::job::{Job, JobResult, JobTerms};
-use crate::search::table::Table;
+use crate::table::Table;
 use crossbeam_channel::{Receiver, Sender};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

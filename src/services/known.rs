@@ -2,15 +2,15 @@
 //! facts, turning a solve's answers into facts to store, and keeping a PN-DFPN tree's leaves
 //! (and a campaign's whole tree) there ([`DatabaseKeeper`]).
 
-use super::numbers::Numbers;
-use super::options::SolveOptions;
-use super::pn_dfpn::{TreeChange, TreeKeeper};
 use super::report::{BinaryOutcome, DatabaseReport, SolveReport, Verdict};
 use crate::db::campaign::{
     walk_kept_tree, CampaignId, KeptNode, Progress, Question, Totals, TrendSample,
 };
 use crate::db::{now_seconds, Database, DbError, Fact, Known, Source};
 use crate::game::{Move, Player, Position};
+use crate::search::numbers::Numbers;
+use crate::search::options::SolveOptions;
+use crate::search::pn_dfpn::{TreeChange, TreeKeeper};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 

@@ -2,10 +2,10 @@
 //! three-valued solve of the position after it, all against one table and within one set of
 //! limits.
 
-use super::options::SolveOptions;
 use super::report::{SolveReport, SolveValue, TableReport};
-use super::table::{Table, TableCounters};
 use crate::game::{Move, Player, Position};
+use crate::search::options::SolveOptions;
+use crate::table::{Table, TableCounters};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 

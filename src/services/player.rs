@@ -4,12 +4,12 @@
 //! whose proof numbers favour it, gives positions nearer to those of games between decent
 //! players. Seeded noise makes games differ.
 
-use super::numbers::{Numbers, INFINITY};
-use super::options::{Engine, SolveOptions};
 use super::report::{BinaryOutcome, Verdict};
 use super::solve::Solver;
-use super::table::Table;
 use crate::game::{Move, Position, Rng};
+use crate::search::numbers::{Numbers, INFINITY};
+use crate::search::options::{Engine, SolveOptions};
+use crate::table::Table;
 
 /// How the player searches.
 #[derive(Clone, Copy, Debug)]

@@ -192,7 +192,7 @@ fn part_path(path: &Path) -> PathBuf {
 mod tests {
     use super::super::entry::{key_tag, LOCKED, TAG_MASK, TAG_SHIFT};
     use super::*;
-    use crate::search::numbers::Numbers;
+    use crate::table::numbers::Numbers;
 
     /// A directory of this test's own, removed when dropped.
     struct Scratch(PathBuf);

@@ -1,11 +1,11 @@
 //! What a solve found out, as typed data: the verdict, the value for the side to move, and the
 //! figures of its searches, table and tree. The command line renders these.
 
-use super::numbers::Numbers;
-use super::options::Engine;
-use super::pn_dfpn::TreeReport;
-use super::table::{Table, TableCounters};
 use crate::game::{Move, Player, Position};
+use crate::search::numbers::Numbers;
+use crate::search::options::Engine;
+use crate::search::pn_dfpn::TreeReport;
+use crate::table::{Table, TableCounters};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -32,7 +32,7 @@ pub struct SearchReport {
     pub elapsed: Duration,
     /// MID calls.
     pub nodes: u64,
-    /// The root's numbers for its side to move at the end (∞ = [`super::numbers::INFINITY`]).
+    /// The root's numbers for its side to move at the end (∞ = [`crate::search::numbers::INFINITY`]).
     pub root: Numbers,
 }
 

@@ -3,14 +3,14 @@
 //! again. Runs only when a certificate is asked for; the search itself never pays for it.
 
 use super::campaign::SettledCampaign;
-use super::dfpn::{Dfpn, Limits};
-use super::pn_dfpn::seed_table;
 use super::report::Verdict;
-use super::table::Table;
 use crate::certificate::{leaf, Block, Claim, ClaimKind, Visited};
 use crate::db::campaign::{kept_children, walk_kept_tree, KeptNode, NO_NODE};
 use crate::db::key::{canonical, KEY_BYTES};
 use crate::game::{Move, Player, Position};
+use crate::search::dfpn::{Dfpn, Limits};
+use crate::search::pn_dfpn::seed_table;
+use crate::table::Table;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

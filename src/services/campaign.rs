@@ -4,12 +4,12 @@
 //! from ([`settled_campaign`], then [`super::certify::certify_campaign`]). A campaign runs as
 //! a [`super::Solver`] made with [`super::Solver::as_campaign`].
 
-use super::numbers::Numbers;
 use super::report::Verdict;
 use crate::db::campaign::{KeptNode, Question, Totals, TrendSample, NO_NODE};
 use crate::db::key::canonical;
 use crate::db::{Database, DbError};
 use crate::game::{Player, Position};
+use crate::search::numbers::Numbers;
 use serde::Serialize;
 
 /// A campaign's state, read from the database.

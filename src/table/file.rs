@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub const FILE_HEADER_BYTES: usize = 4096;
 
 const FILE_MAGIC: &[u8; 8] = b"UTTT-TT\0";
-/// Version 2: the key of "does O win?" entries changed (see `search::table_key`). Version 3:
+/// Version 2: the key of "does O win?" entries changed (see `crate::search::table_key`). Version 3:
 /// keys became essential hashes (`Position::hash`).
 const FILE_VERSION: u32 = 3;
 /// Describes the entry layout in the header, so a file of another layout is refused.

@@ -3,24 +3,24 @@
 //! table; and analyses every move of a position the same way.
 
 use super::analyze::Analysis;
-use super::dfpn::{Dfpn, Limits, LiveStats};
 use super::known::{facts_of, verdict_from, DatabaseKeeper, StorePolicy};
-use super::numbers::Numbers;
-use super::options::{Engine, SolveOptions};
-use super::pn_dfpn::{self, PnDfpnConfig, RootQuestion, TreeKeeper, TreeReport};
-use super::pv::principal_variation;
 use super::report::{
     merge_tree, BinaryOutcome, DatabaseReport, SearchReport, SolveReport, TableReport, Verdict,
 };
-use super::rules::immediate_win;
-use super::shared_dfpn;
-use super::table::{Table, TableCounters};
-use super::workers::local::with_local_workers;
-use super::workers::Workers;
 use crate::db::campaign::CampaignId;
 use crate::db::key::{canonical, move_back};
 use crate::db::Database;
 use crate::game::{Move, Outcome, Player, Position};
+use crate::search::dfpn::{Dfpn, Limits, LiveStats};
+use crate::search::numbers::Numbers;
+use crate::search::options::{Engine, SolveOptions};
+use crate::search::pn_dfpn::{self, PnDfpnConfig, RootQuestion, TreeKeeper, TreeReport};
+use crate::search::pv::principal_variation;
+use crate::search::rules::immediate_win;
+use crate::search::shared_dfpn;
+use crate::search::workers::local::with_local_workers;
+use crate::search::workers::Workers;
+use crate::table::{Table, TableCounters};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -137,6 +137,16 @@ impl<'a> Solver<'a> {
     pub fn solve(&mut self, pos: &Position) -> SolveReport {
         let options = self.options;
         self.solve_with(pos, options)
+    }
+
+    /// Asks only "does `attacker` win `pos`?" within the options' limits (as
+    /// [`SolveOptions::attacker`] does): `Wins(attacker)`, `DoesNotWin(attacker)` or `Unknown`.
+    pub fn solve_question(&mut self, pos: &Position, attacker: Player) -> SolveReport {
+        let options = SolveOptions {
+            attacker: Some(attacker),
+            ..self.options.clone()
+        };
+        self.solve_with(pos, &options)
     }
 
     /// Analyses every legal move of `pos` (see [`super::analyze`]).

@@ -1,0 +1,204 @@
+//! Unit tests of `campaign`.
+
+use super::super::tests::{fact, position, TempPath};
+use super::*;
+use rusqlite::Connection;
+
+/// A root with two children, the second solved.
+fn small_tree() -> Vec<KeptNode> {
+    let node = |id, first_child, next_sibling, phi, delta, square| KeptNode {
+        id,
+        first_child,
+        next_sibling,
+        phi,
+        delta,
+        work: 10 * id,
+        square,
+    };
+    vec![
+        node(0, 1, NO_NODE, 3, 4, 0),
+        node(1, NO_NODE, 2, 4, 3, 17),
+        node(2, NO_NODE, NO_NODE, 0, u32::MAX, 40),
+    ]
+}
+
+#[test]
+fn a_kept_tree_and_its_totals_come_back_from_any_image_of_the_position() {
+    let file = TempPath::new("campaign-tree");
+    let db = Database::open(&file.0).unwrap();
+    let pos = position();
+    let campaign = db.campaign(&pos).unwrap();
+    assert_eq!(db.campaign(&pos.transform(6)).unwrap(), campaign);
+    let question = Question {
+        campaign,
+        attacker: Player::O,
+    };
+    assert!(db.kept_tree(question).unwrap().is_empty());
+    assert_eq!(db.totals(question).unwrap(), Totals::default());
+    let tree = small_tree();
+    let child = pos.play(pos.legal_moves().into_iter().next().unwrap());
+    let solved = [fact(child, Player::O, true, None)];
+    let sample = TrendSample {
+        seconds: 1.5,
+        nodes: 700,
+        phi: 3,
+        delta: 4,
+    };
+    let stored = db
+        .record(
+            question,
+            &Progress {
+                nodes: &tree,
+                facts: &solved,
+                jobs: 2,
+                work: 700,
+                seconds: 1.5,
+                sample: Some(sample),
+                begins_run: true,
+            },
+        )
+        .unwrap();
+    assert_eq!(stored.new, 1);
+    // A later record replaces the nodes it names and adds to the totals.
+    let mut root = tree[0];
+    root.phi = 9;
+    db.record(
+        question,
+        &Progress {
+            nodes: &[root],
+            jobs: 1,
+            work: 300,
+            seconds: 0.5,
+            ..Progress::default()
+        },
+    )
+    .unwrap();
+    let reopened = Database::open_existing(&file.0).unwrap();
+    let same = reopened.find_campaign(&pos.transform(3)).unwrap();
+    assert_eq!(same, Some(campaign));
+    let mut expected = tree.clone();
+    expected[0].phi = 9;
+    assert_eq!(reopened.kept_tree(question).unwrap(), expected);
+    let totals = reopened.totals(question).unwrap();
+    assert_eq!((totals.runs, totals.jobs, totals.nodes), (1, 3, 1000));
+    assert!((totals.seconds - 2.0).abs() < 1e-9);
+    assert_eq!(reopened.trend(question).unwrap(), vec![sample]);
+    assert!(
+        reopened
+            .lookup(&solved[0].position)
+            .unwrap()
+            .o
+            .unwrap()
+            .wins
+    );
+    // The other question has nothing.
+    let other = Question {
+        campaign,
+        attacker: Player::X,
+    };
+    assert!(reopened.kept_tree(other).unwrap().is_empty());
+}
+
+#[test]
+fn a_record_that_fails_keeps_nothing_of_itself() {
+    let file = TempPath::new("campaign-atomic");
+    let db = Database::open(&file.0).unwrap();
+    let pos = position();
+    let question = Question {
+        campaign: db.campaign(&pos).unwrap(),
+        attacker: Player::X,
+    };
+    db.store(&[fact(pos, Player::X, false, None)]).unwrap();
+    // The fact contradicts the stored one: the nodes and totals must not be kept either.
+    let error = db
+        .record(
+            question,
+            &Progress {
+                nodes: &small_tree(),
+                facts: &[fact(pos, Player::X, true, None)],
+                jobs: 1,
+                work: 5,
+                ..Progress::default()
+            },
+        )
+        .unwrap_err();
+    assert!(matches!(error, DbError::Contradiction { .. }), "{error}");
+    assert!(db.kept_tree(question).unwrap().is_empty());
+    assert_eq!(db.totals(question).unwrap(), Totals::default());
+}
+
+#[test]
+fn a_damaged_tree_is_refused() {
+    let file = TempPath::new("campaign-damaged");
+    let db = Database::open(&file.0).unwrap();
+    let question = Question {
+        campaign: db.campaign(&position()).unwrap(),
+        attacker: Player::X,
+    };
+    let mut tree = small_tree();
+    tree[1].next_sibling = 7; // a link past the last node
+    db.record(
+        question,
+        &Progress {
+            nodes: &tree,
+            ..Progress::default()
+        },
+    )
+    .unwrap();
+    let error = db.kept_tree(question).unwrap_err();
+    assert!(
+        error.to_string().contains("damaged campaign tree"),
+        "{error}"
+    );
+    // A gap in the ids.
+    let gap = [
+        small_tree()[0],
+        KeptNode {
+            id: 2,
+            ..small_tree()[2]
+        },
+    ];
+    let other = Question {
+        attacker: Player::O,
+        ..question
+    };
+    db.record(
+        other,
+        &Progress {
+            nodes: &gap,
+            ..Progress::default()
+        },
+    )
+    .unwrap();
+    assert!(db.kept_tree(other).is_err());
+}
+
+#[test]
+fn a_version_1_database_gains_campaigns_and_keeps_its_facts() {
+    let file = TempPath::new("campaign-v1");
+    {
+        let conn = Connection::open(&file.0).unwrap();
+        conn.execute_batch(
+            "PRAGMA application_id = 1970566260;
+             PRAGMA user_version = 1;
+             CREATE TABLE facts (
+                 position BLOB NOT NULL, attacker TEXT NOT NULL, wins INTEGER NOT NULL,
+                 work INTEGER NOT NULL, best_move TEXT, source TEXT NOT NULL,
+                 created INTEGER NOT NULL, notation TEXT NOT NULL,
+                 PRIMARY KEY (position, attacker)) WITHOUT ROWID;",
+        )
+        .unwrap();
+    }
+    let db = Database::open(&file.0).unwrap();
+    let pos = position();
+    db.store(&[fact(pos, Player::O, true, None)]).unwrap();
+    assert!(db.campaign(&pos).is_ok());
+    drop(db);
+    let version: i32 = Connection::open(&file.0)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
+    let db = Database::open_existing(&file.0).unwrap();
+    assert!(db.lookup(&pos).unwrap().o.unwrap().wins);
+}

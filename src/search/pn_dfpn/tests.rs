@@ -1,0 +1,182 @@
+//! Unit tests of `pn_dfpn`.
+
+use super::*;
+use std::collections::VecDeque;
+use std::sync::atomic::AtomicBool;
+
+/// Line 67 of `positions/midgame.txt`: an O win that "does O win?" takes some 100,000 MID
+/// calls to prove.
+const POSITION: &str = "X;O.O...O..;X..OOO..O/X.XX...X./O...O.X.O/XO..X..O./..XXO.X../.O...X.../OOO...XO./X.O...X../.OX.....X";
+
+/// Workers that run each job when its result is asked for, one at a time: the tree then
+/// grows the same way on every run.
+struct InlineWorkers<'a> {
+    slots: usize,
+    table: &'a Table,
+    limits: Limits<'a>,
+    queue: VecDeque<Job>,
+}
+
+impl Workers for InlineWorkers<'_> {
+    fn slots(&self) -> usize {
+        self.slots
+    }
+    fn threads(&self) -> usize {
+        1
+    }
+    fn terms(&self) -> JobTerms {
+        JobTerms::default()
+    }
+    fn submit(&mut self, job: Job) {
+        self.queue.push_back(job);
+    }
+    fn receive(&mut self, _timeout: Duration) -> Option<JobResult> {
+        let job = self.queue.pop_front()?;
+        Some(job.run(self.table, self.limits, None))
+    }
+    fn abort(&mut self) -> Vec<Job> {
+        Vec::new()
+    }
+}
+
+/// 80,000 MID calls of "does O win?" at [`POSITION`] against `table`, with `slots` jobs in
+/// flight and a split threshold never reached.
+fn search_with(slots: usize, table: &Table) -> PnDfpnRun {
+    let root: Position = POSITION.parse().unwrap();
+    let stop = AtomicBool::new(false);
+    let limits = Limits::stop_only(&stop);
+    let config = PnDfpnConfig {
+        job_work: 1_000,
+        split_threshold: u64::MAX,
+        tree_bytes: 1 << 20,
+        epsilon: 0.25,
+        job_time: None,
+    };
+    let mut workers = InlineWorkers {
+        slots,
+        table,
+        limits,
+        queue: VecDeque::new(),
+    };
+    let question = RootQuestion {
+        root,
+        attacker: Player::O,
+    };
+    let run = search(question, &config, table, limits, 80_000, &mut workers, None);
+    assert!(!run.numbers.is_solved(), "the budget must end the search");
+    run
+}
+
+/// Workers that run one job at a time and hold the others back (as a transport holds a
+/// job for a busy worker) until nothing else is queued, and hand the held ones back on an
+/// abort.
+struct HoldingWorkers<'a> {
+    inline: InlineWorkers<'a>,
+    held: VecDeque<Job>,
+    withdrawn: usize,
+}
+
+impl Workers for HoldingWorkers<'_> {
+    fn slots(&self) -> usize {
+        self.inline.slots
+    }
+    fn threads(&self) -> usize {
+        1
+    }
+    fn terms(&self) -> JobTerms {
+        JobTerms::default()
+    }
+    fn submit(&mut self, job: Job) {
+        if self.inline.queue.is_empty() {
+            self.inline.submit(job);
+        } else {
+            self.held.push_back(job);
+        }
+    }
+    fn receive(&mut self, timeout: Duration) -> Option<JobResult> {
+        if self.inline.queue.is_empty() {
+            let job = self.held.pop_front()?;
+            self.inline.submit(job);
+        }
+        self.inline.receive(timeout)
+    }
+    fn abort(&mut self) -> Vec<Job> {
+        self.withdrawn += self.held.len();
+        self.held.drain(..).collect()
+    }
+}
+
+#[test]
+fn jobs_handed_back_unrun_on_an_abort_leave_the_tree_searchable() {
+    let table = Table::new(64 << 20).unwrap();
+    let root: Position = POSITION.parse().unwrap();
+    let stop = AtomicBool::new(false);
+    let limits = Limits::stop_only(&stop);
+    let config = PnDfpnConfig {
+        job_work: 500,
+        split_threshold: 2_000,
+        tree_bytes: 1 << 20,
+        epsilon: 0.25,
+        job_time: None,
+    };
+    let mut workers = HoldingWorkers {
+        inline: InlineWorkers {
+            slots: 6,
+            table: &table,
+            limits,
+            queue: VecDeque::new(),
+        },
+        held: VecDeque::new(),
+        withdrawn: 0,
+    };
+    // O wins, so each question's root is solved (for X, to move: its goal fails) while
+    // jobs are still held: the search takes them back and returns, and the second question
+    // finds nothing left counted in flight.
+    for attacker in [Player::O, Player::X] {
+        let question = RootQuestion { root, attacker };
+        let run = search(
+            question,
+            &config,
+            &table,
+            limits,
+            u64::MAX,
+            &mut workers,
+            None,
+        );
+        assert_eq!(run.numbers, Numbers::DISPROVED, "does {attacker:?} win?");
+        assert!(workers.withdrawn > 0, "no job was ever handed back");
+    }
+}
+
+#[test]
+fn the_tree_grows_before_the_split_threshold_only_to_keep_workers_busy() {
+    let expansions = |slots| {
+        search_with(slots, &Table::new(64 << 20).unwrap())
+            .tree
+            .expansions
+    };
+    // One job at a time never needs a second leaf: the tree stays the root alone.
+    assert_eq!(expansions(1), 0);
+    // Four: the root is expanded at once, and a returning leaf again whenever the root
+    // found no leaf for a free slot (here two slots never want for one).
+    assert!(expansions(4) >= 2);
+}
+
+#[test]
+fn an_expanded_root_is_stored_with_the_work_of_its_whole_tree() {
+    let table = Table::new(64 << 20).unwrap();
+    // Four slots expand the root before the first job.
+    let run = search_with(4, &table);
+    let root: Position = POSITION.parse().unwrap();
+    let stored = table
+        .writer()
+        .lookup(table_key(&root, Player::O))
+        .expect("the root is in the table");
+    // The table keeps work rounded down to a power of two.
+    assert!(
+        stored.work * 2 > run.nodes,
+        "the root is stored with work {} after {} MID calls below it",
+        stored.work,
+        run.nodes
+    );
+}

@@ -1,0 +1,168 @@
+//! Unit tests of `table`.
+
+use super::*;
+use crate::table::numbers::INFINITY;
+
+#[test]
+fn store_then_lookup_round_trips_and_keys_differ() {
+    let table = Table::new(64 * 1024).unwrap();
+    let mut c = TableCounters::default();
+    let n = Numbers {
+        phi: 7,
+        delta: INFINITY,
+    };
+    table.store(0xDEAD_BEEF_1234_5678, n, 100, &mut c);
+    let found = table.lookup(0xDEAD_BEEF_1234_5678, &mut c).unwrap();
+    assert_eq!(found.numbers, n);
+    assert_eq!(found.work, 64);
+    assert_eq!(table.lookup(0xDEAD_BEEF_1234_5679, &mut c), None);
+    assert_eq!(c.lookups, 2);
+    assert_eq!(c.hits, 1);
+}
+
+#[test]
+fn a_pair_lookup_finds_what_two_lookups_find_and_counts_as_they_would() {
+    let table = Table::new(512 * 1024).unwrap();
+    let mut stores = TableCounters::default();
+    // Pairs of keys in one bucket (they differ above the index bits, as a position's two
+    // keys do), some stored, some not, some solved: about as many stores as the table has
+    // entries, so that replacement leaves some out.
+    let pair = |i: u64| {
+        let key = crate::game::tables::splitmix64(i).0;
+        (key, key ^ 0x5A5A << 48)
+    };
+    for i in 0..20_000u64 {
+        let (key, other) = pair(i);
+        let numbers = |j: u64| match j % 3 {
+            0 => Numbers::PROVED,
+            1 => Numbers::DISPROVED,
+            _ => Numbers {
+                phi: 1 + j as u32 % 50,
+                delta: 2 + j as u32 % 70,
+            },
+        };
+        if i % 4 != 0 {
+            table.store(key, numbers(i), 1 + i % 9, &mut stores);
+        }
+        if i % 5 != 0 {
+            table.store(other, numbers(i / 2), 1 + i % 7, &mut stores);
+        }
+    }
+    let (mut single, mut paired) = (TableCounters::default(), TableCounters::default());
+    let mut both_found = 0;
+    for i in 0..20_000u64 {
+        let (key, other) = pair(i);
+        let own = table.lookup(key, &mut single);
+        let theirs = table.lookup(other, &mut TableCounters::default());
+        if !own.is_some_and(|f| f.numbers.is_solved()) {
+            table.lookup(other, &mut single);
+        }
+        assert_eq!(table.lookup_pair(key, other, &mut paired), (own, theirs));
+        both_found += usize::from(own.is_some() && theirs.is_some());
+    }
+    assert_eq!(paired, single);
+    assert!(both_found > 1_000, "only {both_found} pairs both found");
+}
+
+#[test]
+fn replacement_keeps_solved_entries_and_entries_with_more_work() {
+    let table = Table::new(64 * 1024).unwrap();
+    let mut c = TableCounters::default();
+    let bucket_mates = |i: u64| (i << 40) | 5; // same bucket, different tags
+    table.store(
+        bucket_mates(1),
+        Numbers {
+            phi: 0,
+            delta: INFINITY,
+        },
+        1,
+        &mut c,
+    );
+    table.store(bucket_mates(2), Numbers { phi: 3, delta: 3 }, 1000, &mut c);
+    table.store(bucket_mates(3), Numbers { phi: 3, delta: 3 }, 2, &mut c);
+    table.store(bucket_mates(4), Numbers { phi: 3, delta: 3 }, 500, &mut c);
+    table.store(bucket_mates(5), Numbers { phi: 3, delta: 3 }, 10, &mut c);
+    assert_eq!(c.replacements, 1);
+    assert!(
+        table.lookup(bucket_mates(1), &mut c).is_some(),
+        "solved entry kept"
+    );
+    assert!(
+        table.lookup(bucket_mates(2), &mut c).is_some(),
+        "most work kept"
+    );
+    assert!(
+        table.lookup(bucket_mates(3), &mut c).is_none(),
+        "least work evicted"
+    );
+    assert!(table.lookup(bucket_mates(5), &mut c).is_some());
+}
+
+#[test]
+fn an_anonymous_table_grows_as_it_fills_and_keeps_answering() {
+    let table = Table::new(64 << 20).unwrap();
+    assert_eq!(table.active_bytes(), INITIAL_ACTIVE_BYTES);
+    let mut c = TableCounters::default();
+    let key = |i: u64| crate::game::tables::splitmix64(i).0;
+    let numbers = |i: u64| Numbers {
+        phi: (i % 1000) as u32 + 1,
+        delta: 7,
+    };
+    let initial_entries = INITIAL_ACTIVE_BYTES / BUCKET_BYTES as u64 * 4;
+    let stored = 3 * initial_entries;
+    for i in 0..stored {
+        table.store(key(i), numbers(i), 1, &mut c);
+    }
+    assert!(
+        table.active_bytes() >= 4 * INITIAL_ACTIVE_BYTES,
+        "{}",
+        table.active_bytes()
+    );
+    assert!(table.active_bytes() <= table.bytes());
+    // Whatever is found is what was stored for that key.
+    let mut found = 0;
+    for i in 0..stored {
+        if let Some(f) = table.lookup(key(i), &mut c) {
+            assert_eq!(f.numbers, numbers(i));
+            found += 1;
+        }
+    }
+    // More is kept than the initial part could hold (entries stranded by a doubling are
+    // the only loss).
+    assert!(found > initial_entries, "{found} of {stored}");
+    // The latest stores are found, but for the odd one a full bucket evicted.
+    let recent = (stored - 1000..stored)
+        .filter(|&i| table.lookup(key(i), &mut c).is_some())
+        .count();
+    assert!(recent >= 990, "{recent} of the last 1000");
+    // Keys never stored are not found.
+    assert!((stored..stored + 10_000).all(|i| table.lookup(key(i), &mut c).is_none()));
+}
+
+#[test]
+fn many_short_writers_grow_the_table_as_one_long_one_does() {
+    let table = Table::new(64 << 20).unwrap();
+    let initial_entries = INITIAL_ACTIVE_BYTES / BUCKET_BYTES as u64 * 4;
+    let key = |i: u64| crate::game::tables::splitmix64(i).0;
+    // Fewer stores per writer than a batch of reported fills, as a short PN-DFPN job or
+    // the root tree's merge makes; together more than half of the initial part.
+    let per_writer = FILL_REPORT_BATCH / 2;
+    let writers = initial_entries * 3 / 4 / per_writer;
+    for w in 0..writers {
+        let mut writer = table.writer();
+        for i in 0..per_writer {
+            writer.store(key(w * per_writer + i), Numbers { phi: 1, delta: 1 }, 1);
+        }
+    }
+    assert!(
+        table.active_bytes() > INITIAL_ACTIVE_BYTES,
+        "the fills of dropped writers were reported"
+    );
+}
+
+#[test]
+fn sizes_round_down_to_powers_of_two() {
+    assert_eq!(buckets_for_bytes(1 << 30), (1 << 30) / 64);
+    assert_eq!(buckets_for_bytes(1_000_000_000), (1 << 29) / 64);
+    assert_eq!(buckets_for_bytes(10), MIN_BUCKETS);
+}
