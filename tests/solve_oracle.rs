@@ -578,3 +578,64 @@ fn leaves_answered_by_the_database_give_the_oracle_value() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn asking_the_other_player_first_gives_the_oracles_value_and_a_move_that_keeps_it() {
+    // `first_question` (which `uttt review` sets) changes which binary search runs first and,
+    // for a draw, which search the best move comes from; the value and the move stay exact,
+    // and so do the facts the database keeps: a second solve answers from them alike.
+    let positions = common::playout_positions(120, 2027);
+    let dir = common::temp_dir("first-question");
+    let database = uttt::db::Database::open(&dir.join("facts.db")).unwrap();
+    let policy = uttt::services::StorePolicy {
+        min_work: 0,
+        source: uttt::db::Source::Solve,
+    };
+    let draws = std::sync::atomic::AtomicUsize::new(0);
+    common::parallel_rows(&positions, |p| {
+        let expected = common::oracle::oracle_value(p);
+        let side = parse_position(p).unwrap().side_to_move();
+        for engine in [Engine::Dfpn, Engine::PnDfpn] {
+            let options = SolveOptions {
+                engine,
+                threads: 2,
+                job_work: 300,
+                split_threshold: 200,
+                first_question: Some(side.opponent()),
+                ..SolveOptions::default()
+            };
+            for table_bytes in [16 << 20, 64 << 10] {
+                let value = solved_value(p, table_bytes, true, |pos, table| {
+                    Solver::new(&options, table).solve(pos)
+                });
+                assert_eq!(value, expected, "{p} {engine:?} {table_bytes}");
+            }
+            // Searched and stored (by the first engine), then answered from the database with
+            // the best move stored beside the answer it belongs to.
+            let mut answered = false;
+            let value = solved_value(p, 16 << 20, true, |pos, table| {
+                let report = Solver::new(&options, table)
+                    .with_database(&database, policy)
+                    .solve(pos);
+                answered = report.database.as_ref().is_some_and(|d| d.answered);
+                report
+            });
+            assert_eq!(value, expected, "{p} {engine:?} with the database");
+            let pos = parse_position(p).unwrap();
+            let settled_by_the_rules =
+                pos.is_over() || uttt::search::rules::immediate_win(&pos).is_some();
+            assert!(
+                answered || engine == Engine::Dfpn || settled_by_the_rules,
+                "{p}: the database answers what the first solve stored"
+            );
+        }
+        if expected == "draw" {
+            draws.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    let draws = draws.into_inner();
+    assert!(
+        draws >= 10,
+        "only {draws} draws: the draw's best move is what changed"
+    );
+}

@@ -44,6 +44,11 @@ pub struct SolveOptions {
     pub node_limit: Option<u64>,
     /// Ask only "does this player win?" (one binary search) instead of the full value.
     pub attacker: Option<Player>,
+    /// For the full value: the player whose win is asked about first (default: the side to
+    /// move). When the answer is "yes" the other question is not needed, so the likely winner
+    /// first saves a search.
+    #[serde(default)]
+    pub first_question: Option<Player>,
     /// PN-DFPN: MID calls per job.
     pub job_work: u64,
     /// PN-DFPN: cumulative work after which a leaf is expanded into the tree.
@@ -65,6 +70,7 @@ impl Default for SolveOptions {
             time_limit: None,
             node_limit: None,
             attacker: None,
+            first_question: None,
             job_work: DEFAULT_JOB_WORK,
             split_threshold: DEFAULT_SPLIT_THRESHOLD,
             tree_bytes: DEFAULT_TREE_BYTES,

@@ -54,23 +54,26 @@ pub fn verdict_from(
 }
 
 /// The facts a finished solve of `report.position` establishes: each binary search that was
-/// answered with at least `policy.min_work` MID calls. The report's best move goes with the last
-/// search's answer, which decided the verdict (a win proved, the second "no" of a draw, the one
-/// answer of a single question).
+/// answered with at least `policy.min_work` MID calls. The report's best move goes with the
+/// answer it belongs to, as [`verdict_from`] reads it back: the win proved, the opponent's "no"
+/// of a draw (the side to move's move that does not lose), the one answer of a single question.
 pub fn facts_of(report: &SolveReport, policy: StorePolicy) -> Vec<Fact> {
     let created = now_seconds();
-    let last = report.searches.len().saturating_sub(1);
+    let deciding = match report.verdict {
+        Verdict::Wins(player) | Verdict::DoesNotWin(player) => Some(player),
+        Verdict::Draw => Some(report.to_move().opponent()),
+        Verdict::Unknown => None,
+    };
     report
         .searches
         .iter()
-        .enumerate()
-        .filter(|(_, s)| s.outcome != BinaryOutcome::Unknown && s.nodes >= policy.min_work)
-        .map(|(i, s)| Fact {
+        .filter(|s| s.outcome != BinaryOutcome::Unknown && s.nodes >= policy.min_work)
+        .map(|s| Fact {
             position: report.position,
             attacker: s.attacker,
             wins: s.outcome == BinaryOutcome::Proved,
             work: s.nodes,
-            best_move: if i == last && report.verdict.is_answered() {
+            best_move: if Some(s.attacker) == deciding {
                 report.best_move
             } else {
                 None

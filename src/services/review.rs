@@ -191,7 +191,9 @@ enum Settled {
 /// only lower its mover's value, so the next position's value bounds this one's from below
 /// for the mover: if it is a win for the mover, so is `pos` (no search); if it is a draw,
 /// the opponent cannot win `pos`, and the one question "does the mover win?" settles it (a
-/// "no" is a draw). Otherwise `pos` gets a full solve.
+/// "no" is a draw). Otherwise `pos` gets a full solve; after a loss for the mover it asks
+/// first whether the opponent wins, since a move played is rarely a blunder, and a "yes"
+/// makes the other question needless.
 fn settle(solver: &mut Solver<'_>, pos: &Position, played: Option<Move>, next: Verdict) -> Settled {
     let mover = pos.side_to_move();
     match (played, next.value_for(mover)) {
@@ -206,8 +208,12 @@ fn settle(solver: &mut Solver<'_>, pos: &Position, played: Option<Move>, next: V
             };
             Settled::Solved(Box::new(report), value, best)
         }
-        _ => {
-            let report = solver.solve(pos);
+        (played, next_for_mover) => {
+            let report = if played.is_some() && next_for_mover == SolveValue::Loss {
+                solver.solve_asking_first(pos, mover.opponent())
+            } else {
+                solver.solve(pos)
+            };
             let value = settled_value(&report);
             let best = report.best_move.filter(|_| value != Verdict::Unknown);
             Settled::Solved(Box::new(report), value, best)

@@ -1,5 +1,5 @@
 //! The table snapshot of `uttt campaign run`: which file, loading it before the run, writing
-//! it while the run goes on and when it ends (see `search::table` on snapshots), and what was
+//! it while the run goes on and when it ends (see `crate::table` on snapshots), and what was
 //! done, for the report.
 
 use crate::cli::args::CampaignRunArgs;

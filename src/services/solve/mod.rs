@@ -1,0 +1,297 @@
+//! The one way into a solve: [`Solver`], which answers X wins / O wins / draw with at most two
+//! binary searches over one table, then finds a best move and a principal variation from the
+//! table; and analyses every move of a position the same way.
+
+mod three_valued;
+
+use super::analyze::Analysis;
+use super::known::{facts_of, verdict_from, StorePolicy};
+use super::report::{DatabaseReport, SolveReport, TableReport};
+use crate::db::campaign::CampaignId;
+use crate::db::key::{canonical, move_back};
+use crate::db::Database;
+use crate::game::{Move, Player, Position};
+use crate::search::dfpn::{Limits, LiveStats};
+use crate::search::options::{Engine, SolveOptions};
+use crate::search::workers::Workers;
+use crate::table::{Table, TableCounters};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+use three_valued::{settled_without_search, unsearched_report, ThreeValued};
+
+/// A solve's surroundings: its options, the table it searches against (which may hold
+/// earlier work), what can stop it, who watches it, and where PN-DFPN's jobs run. Every solve
+/// and analysis, from the command line, batches, MPI and the tests, goes through it:
+///
+/// ```
+/// use uttt::game::Position;
+/// use uttt::search::SolveOptions;
+/// use uttt::services::{Solver, Verdict};
+/// use uttt::table::Table;
+///
+/// let options = SolveOptions {
+///     node_limit: Some(10_000),
+///     ..SolveOptions::default()
+/// };
+/// let table = Table::new(16 << 20).unwrap();
+/// let report = Solver::new(&options, &table).solve(&Position::start());
+/// assert_eq!(report.verdict, Verdict::Unknown, "the opening is far beyond 10,000 nodes");
+/// ```
+pub struct Solver<'a> {
+    options: &'a SolveOptions,
+    table: &'a Table,
+    stop: Option<&'a AtomicBool>,
+    live: Option<&'a LiveStats>,
+    workers: Option<&'a mut (dyn Workers + 'a)>,
+    database: Option<(&'a Database, StorePolicy)>,
+    campaign: bool,
+}
+
+impl<'a> Solver<'a> {
+    /// A solver with `options` against `table`, which nothing stops but its options' limits,
+    /// nobody watches, and whose PN-DFPN jobs run on local threads.
+    pub fn new(options: &'a SolveOptions, table: &'a Table) -> Solver<'a> {
+        Solver {
+            options,
+            table,
+            stop: None,
+            live: None,
+            workers: None,
+            database: None,
+            campaign: false,
+        }
+    }
+
+    /// This solver, consulting `database` before it searches (a stored answer comes back
+    /// without a search) and storing what it settles there, as `policy` says.
+    pub fn with_database(mut self, database: &'a Database, policy: StorePolicy) -> Solver<'a> {
+        self.database = Some((database, policy));
+        self
+    }
+
+    /// This solver as a campaign (`uttt campaign run`): besides what
+    /// [`Solver::with_database`] does, each question's PN-DFPN tree is kept in the database
+    /// as it grows (a transaction every quarter second), and a later solve of the position (or
+    /// of any symmetric image of it) goes on from it. The tree is kept whole, solved subtrees
+    /// included, and searched in the position's canonical orientation; the report is given in
+    /// the position's own.
+    ///
+    /// # Panics
+    /// Without a database, or when the options' engine is not [`Engine::PnDfpn`] (the only one
+    /// with a tree to keep).
+    pub fn as_campaign(mut self) -> Solver<'a> {
+        assert!(self.database.is_some(), "a campaign is kept in a database");
+        assert_eq!(
+            self.options.engine,
+            Engine::PnDfpn,
+            "only PN-DFPN has a tree to keep"
+        );
+        self.campaign = true;
+        self
+    }
+
+    /// This solver, ending its searches early (with `unknown`) once `stop` is raised.
+    pub fn stopped_by(mut self, stop: &'a AtomicBool) -> Solver<'a> {
+        self.stop = Some(stop);
+        self
+    }
+
+    /// This solver, publishing its progress to `live` for a display.
+    pub fn watched_by(mut self, live: &'a LiveStats) -> Solver<'a> {
+        self.live = Some(live);
+        self
+    }
+
+    /// This solver, running PN-DFPN's jobs on `workers` (a table per thread, or other
+    /// processes) instead of local threads; the searches of the principal variation still run
+    /// here, against the table.
+    ///
+    /// # Panics
+    /// When the options' engine is not [`Engine::PnDfpn`], the only one that runs jobs.
+    pub fn jobs_on(mut self, workers: &'a mut (dyn Workers + 'a)) -> Solver<'a> {
+        assert_eq!(
+            self.options.engine,
+            Engine::PnDfpn,
+            "only PN-DFPN runs jobs elsewhere"
+        );
+        self.workers = Some(workers);
+        self
+    }
+
+    /// The table this solver searches against.
+    pub fn table(&self) -> &'a Table {
+        self.table
+    }
+
+    /// Whether this solver's stop flag is raised: its searches end early, and so should a
+    /// service that runs one after another.
+    pub fn is_stopped(&self) -> bool {
+        self.stop
+            .is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Solves `pos` within the options' limits.
+    pub fn solve(&mut self, pos: &Position) -> SolveReport {
+        let options = self.options;
+        self.solve_with(pos, options)
+    }
+
+    /// Asks only "does `attacker` win `pos`?" within the options' limits (as
+    /// [`SolveOptions::attacker`] does): `Wins(attacker)`, `DoesNotWin(attacker)` or `Unknown`.
+    pub fn solve_question(&mut self, pos: &Position, attacker: Player) -> SolveReport {
+        let options = SolveOptions {
+            attacker: Some(attacker),
+            ..self.options.clone()
+        };
+        self.solve_with(pos, &options)
+    }
+
+    /// Solves `pos` as [`Solver::solve`] does, asking first whether `first` wins (see
+    /// [`SolveOptions::first_question`]).
+    pub fn solve_asking_first(&mut self, pos: &Position, first: Player) -> SolveReport {
+        let options = SolveOptions {
+            first_question: Some(first),
+            ..self.options.clone()
+        };
+        self.solve_with(pos, &options)
+    }
+
+    /// Analyses every legal move of `pos` (see [`super::analyze`]).
+    pub fn analyze(&mut self, pos: &Position) -> Analysis {
+        let (options, table) = (self.options, self.table);
+        super::analyze::analyze(pos, options, table, |child, options| {
+            self.solve_with(child, options)
+        })
+    }
+
+    /// Solves `pos` with `options` in place of this solver's: from the database when it
+    /// knows the answer, else by searching (and then the database learns the answer). A
+    /// campaign solves the canonical image of `pos`, where its trees are kept.
+    fn solve_with(&mut self, pos: &Position, options: &SolveOptions) -> SolveReport {
+        let Some((database, policy)) = self.database else {
+            return self.search(pos, options, None);
+        };
+        if !self.campaign {
+            return self.solve_from_database(pos, options, database, policy, None);
+        }
+        let (_, image, sym) = canonical(pos);
+        let mut report = match database.campaign(&image) {
+            Ok(campaign) => {
+                self.solve_from_database(&image, options, database, policy, Some(campaign))
+            }
+            Err(error) => {
+                let mut report = unsearched_report(&image, options);
+                report.database = Some(DatabaseReport {
+                    error: Some(error.with_causes()),
+                    ..DatabaseReport::default()
+                });
+                report
+            }
+        };
+        report.pv = line_back(pos, sym, &report.pv);
+        report.best_move = report
+            .best_move
+            .and_then(|mv| line_back(pos, sym, &[mv]).first().copied());
+        report.position = *pos;
+        report
+    }
+
+    /// [`Solver::solve_with`] with `database`: its answer if it has one, else a search (with
+    /// the database keeping its tree's leaves, or its whole tree in `campaign`) whose answers
+    /// it then learns.
+    fn solve_from_database(
+        &mut self,
+        pos: &Position,
+        options: &SolveOptions,
+        database: &Database,
+        policy: StorePolicy,
+        campaign: Option<CampaignId>,
+    ) -> SolveReport {
+        let start = Instant::now();
+        let mut used = DatabaseReport::default();
+        if settled_without_search(pos).is_none() {
+            match database.lookup(pos) {
+                Ok(known) => {
+                    if let Some((verdict, best)) = verdict_from(pos, options, &known) {
+                        used.answered = true;
+                        let mut report = unsearched_report(pos, options);
+                        report.elapsed = start.elapsed();
+                        report.table = TableReport::of(self.table, &TableCounters::default());
+                        report.verdict = verdict;
+                        report.best_move = Some(best);
+                        report.pv = vec![best];
+                        report.database = Some(used);
+                        return report;
+                    }
+                }
+                Err(error) => used.error = Some(error.with_causes()),
+            }
+        }
+        let keeping = used.error.is_none().then_some(Keeping {
+            database,
+            policy,
+            campaign,
+        });
+        let mut report = self.search(pos, options, keeping);
+        if let Some(searched) = report.database.take() {
+            used = searched;
+        }
+        if used.error.is_none() {
+            match database.store(&facts_of(&report, policy)) {
+                Ok(stored) => used.stored += stored.new,
+                Err(error) => used.error = Some(error.with_causes()),
+            }
+        }
+        report.database = Some(used);
+        report
+    }
+
+    /// Searches `pos` with `options`, PN-DFPN's trees kept in the database as `keeping` says.
+    fn search(
+        &mut self,
+        pos: &Position,
+        options: &SolveOptions,
+        keeping: Option<Keeping<'_>>,
+    ) -> SolveReport {
+        let never = AtomicBool::new(false);
+        let limits = Limits {
+            stop: self.stop.unwrap_or(&never),
+            deadline: options.time_limit.map(|t| Instant::now() + t),
+            live: self.live,
+        };
+        let node_budget = options.node_limit.unwrap_or(u64::MAX);
+        let run = ThreeValued {
+            pos,
+            options,
+            table: self.table,
+            limits,
+            node_budget,
+            keeping,
+        };
+        run.solve(self.workers.as_deref_mut())
+    }
+}
+
+/// How a search keeps what it finds in the database: its PN-DFPN trees' solved leaves (and
+/// asks it for leaves solved before), and for a campaign the trees themselves.
+#[derive(Clone, Copy)]
+struct Keeping<'a> {
+    database: &'a Database,
+    policy: StorePolicy,
+    campaign: Option<CampaignId>,
+}
+
+/// The moves of `pos` that symmetry `sym` maps to `image_line` (a line of moves from
+/// `pos.transform(sym)`), as far as they are legal.
+fn line_back(pos: &Position, sym: usize, image_line: &[Move]) -> Vec<Move> {
+    let mut line = Vec::with_capacity(image_line.len());
+    let mut here = *pos;
+    for &image_move in image_line {
+        let Some(mv) = move_back(&here, sym, image_move) else {
+            break;
+        };
+        line.push(mv);
+        here = here.play(mv);
+    }
+    line
+}
