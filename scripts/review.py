@@ -35,6 +35,12 @@ def reach(values):
     return ply if values[max(values)] != "unknown" else None
 
 
+def earliest(values):
+    """The earliest ply whose value is settled, or None."""
+    known = [ply for ply, value in values.items() if value != "unknown"]
+    return min(known) if known else None
+
+
 def by_review(binary, game, args):
     """{ply: value} and wall seconds of one `uttt review`."""
     command = [binary, "review", game, "--json", "--quiet", "--threads", str(args.threads),
@@ -79,8 +85,8 @@ def main():
     args = parser.parse_args()
     print(f"# {args.limit:g} s a position, {args.threads} threads, table {args.table_mem}, "
           f"stop after {STOP_AFTER} unknowns in a row", flush=True)
-    print(f"{'seed':>4} {'plies':>5} | {'review: reach':>13} {'time s':>8} | "
-          f"{'solves: reach':>13} {'time s':>8} | gained", flush=True)
+    print(f"{'seed':>4} {'plies':>5} | {'review: reach':>13} {'earliest':>8} {'time s':>8} | "
+          f"{'solves: reach':>13} {'earliest':>8} {'time s':>8} | gained", flush=True)
     gains = []
     disagreements = 0
     for seed in [int(s) for s in args.seeds.split(",")]:
@@ -96,8 +102,9 @@ def main():
         gained = s - r if r is not None and s is not None else None
         if gained is not None:
             gains.append(gained)
-        print(f"{seed:>4} {len(game.split()):>5} | {str(r):>13} {review_wall:>8.1f} | "
-              f"{str(s):>13} {solves_wall:>8.1f} | {gained}", flush=True)
+        print(f"{seed:>4} {len(game.split()):>5} | {str(r):>13} {str(earliest(reviewed)):>8} "
+              f"{review_wall:>8.1f} | {str(s):>13} {str(earliest(solved)):>8} "
+              f"{solves_wall:>8.1f} | {gained}", flush=True)
     if gains:
         print(f"plies gained by review: mean {sum(gains) / len(gains):.2f}, "
               f"min {min(gains)}, max {max(gains)} over {len(gains)} games")

@@ -4,8 +4,9 @@
 //! `settle`); each move played is then marked by what it did to the value of the position for
 //! the player who made it.
 
+use super::report::{BinaryOutcome, SolveReport, SolveValue, TableReport, Verdict};
+use super::solve::Solver;
 use crate::game::{Move, Player, Position};
-use crate::services::{SolveReport, SolveValue, Solver, TableReport, Verdict};
 use crate::table::TableCounters;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
@@ -170,54 +171,121 @@ pub enum ReviewEvent {
     },
 }
 
-/// The value a solve settled: a win or a draw, else unknown (a review asks both questions, so
-/// a single question's answer never comes back; if it did, it would not settle the value).
-fn settled_value(report: &SolveReport) -> Verdict {
-    match report.verdict {
-        Verdict::Wins(_) | Verdict::Draw => report.verdict,
-        Verdict::DoesNotWin(_) | Verdict::Unknown => Verdict::Unknown,
+/// What is known of a position: the answers to "does X win?" and "does O win?" (indexed by
+/// [`Player::index`]), `None` while open. Both "no" is a draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Knowledge {
+    wins: [Option<bool>; 2],
+}
+
+impl Knowledge {
+    /// The answer to "does `player` win?", if known.
+    fn get(self, player: Player) -> Option<bool> {
+        self.wins[player.index()]
+    }
+
+    fn set(&mut self, player: Player, wins: bool) {
+        self.wins[player.index()] = Some(wins);
+    }
+
+    /// The value, where the answers settle it.
+    fn value(self) -> Verdict {
+        match self.wins {
+            [Some(true), _] => Verdict::Wins(Player::X),
+            [_, Some(true)] => Verdict::Wins(Player::O),
+            [Some(false), Some(false)] => Verdict::Draw,
+            _ => Verdict::Unknown,
+        }
+    }
+
+    /// Adds what a solve answered: its verdict, and each binary search it finished (a solve
+    /// that a limit ended may still have answered one question).
+    fn learn(&mut self, report: &SolveReport) {
+        for search in &report.searches {
+            match search.outcome {
+                BinaryOutcome::Proved => self.set(search.attacker, true),
+                BinaryOutcome::Disproved => self.set(search.attacker, false),
+                BinaryOutcome::Unknown => {}
+            }
+        }
+        match report.verdict {
+            Verdict::Wins(player) => self.set(player, true),
+            Verdict::DoesNotWin(player) => self.set(player, false),
+            Verdict::Draw => self.wins = [Some(false), Some(false)],
+            Verdict::Unknown => {}
+        }
+    }
+
+    /// What the position before a move by `mover` knows from the position after it (`next`)
+    /// before any search. A move can only lower its mover's value, and the move played is
+    /// one of the mover's choices: if the mover wins after it, the mover wins before it; if
+    /// the opponent does not win after it, the opponent does not win before it.
+    fn before_move(mover: Player, next: Knowledge) -> Knowledge {
+        let mut known = Knowledge::default();
+        if next.get(mover) == Some(true) {
+            known.set(mover, true);
+        }
+        if next.get(mover.opponent()) == Some(false) {
+            known.set(mover.opponent(), false);
+        }
+        known
     }
 }
 
-/// How a position's value was found.
-enum Settled {
-    /// It is the next position's: the move played keeps its mover's win.
-    Deduced,
-    /// By a solve (or the database), with the value it settles and a move that keeps it.
-    Solved(Box<SolveReport>, Verdict, Option<Move>),
+/// How a position was settled: what is known of it, a move that keeps its value (when
+/// known), and the solve that ran (none when the next position settled it).
+struct Settled {
+    known: Knowledge,
+    best_move: Option<Move>,
+    report: Option<SolveReport>,
 }
 
-/// Settles `pos`, where `played` was played to reach a position of value `next`. A move can
-/// only lower its mover's value, so the next position's value bounds this one's from below
-/// for the mover: if it is a win for the mover, so is `pos` (no search); if it is a draw,
-/// the opponent cannot win `pos`, and the one question "does the mover win?" settles it (a
-/// "no" is a draw). Otherwise `pos` gets a full solve; after a loss for the mover it asks
-/// first whether the opponent wins, since a move played is rarely a blunder, and a "yes"
-/// makes the other question needless.
-fn settle(solver: &mut Solver<'_>, pos: &Position, played: Option<Move>, next: Verdict) -> Settled {
+/// Settles `pos`, where `played` was played to reach a position of which `next` is known.
+/// What the next position settles (see [`Knowledge::before_move`]) is not searched again: a
+/// mover's win needs no search, and where the opponent cannot win the one question "does the
+/// mover win?" settles the position (a "no" is a draw). Otherwise `pos` gets a full solve,
+/// which asks first whether the opponent wins when the opponent wins the next position (a
+/// move played is rarely a blunder, and a "yes" makes the other question needless).
+fn settle(
+    solver: &mut Solver<'_>,
+    pos: &Position,
+    played: Option<Move>,
+    next: Knowledge,
+) -> Settled {
     let mover = pos.side_to_move();
-    match (played, next.value_for(mover)) {
-        (Some(_), SolveValue::Win) => Settled::Deduced,
-        (Some(_), SolveValue::Draw) => {
-            let report = solver.solve_question(pos, mover);
-            // A "no" leaves every move short of a win; the move played keeps the draw.
-            let (value, best) = match report.verdict {
-                Verdict::Wins(winner) => (Verdict::Wins(winner), report.best_move),
-                Verdict::DoesNotWin(_) => (Verdict::Draw, played),
-                Verdict::Draw | Verdict::Unknown => (Verdict::Unknown, None),
-            };
-            Settled::Solved(Box::new(report), value, best)
-        }
-        (played, next_for_mover) => {
-            let report = if played.is_some() && next_for_mover == SolveValue::Loss {
-                solver.solve_asking_first(pos, mover.opponent())
-            } else {
-                solver.solve(pos)
-            };
-            let value = settled_value(&report);
-            let best = report.best_move.filter(|_| value != Verdict::Unknown);
-            Settled::Solved(Box::new(report), value, best)
-        }
+    let prior = match played {
+        Some(_) => Knowledge::before_move(mover, next),
+        None => Knowledge::default(),
+    };
+    if prior.value() != Verdict::Unknown {
+        return Settled {
+            known: prior,
+            best_move: played,
+            report: None,
+        };
+    }
+    let report = if prior.get(mover.opponent()) == Some(false) {
+        solver.solve_question(pos, mover)
+    } else if played.is_some() && next.get(mover.opponent()) == Some(true) {
+        solver.solve_asking_first(pos, mover.opponent())
+    } else {
+        solver.solve(pos)
+    };
+    let mut known = prior;
+    known.learn(&report);
+    let value = known.value();
+    let best_move = if value == Verdict::Unknown {
+        None
+    } else if report.verdict == value {
+        report.best_move
+    } else {
+        // Settled with the next position's answer: the move played keeps the value.
+        played
+    };
+    Settled {
+        known,
+        best_move,
+        report: Some(report),
     }
 }
 
@@ -287,27 +355,24 @@ pub fn review(
     let mut end = WalkEnd::Start;
     let mut unknowns = 0;
     let mut counters = TableCounters::default();
+    let mut known = vec![Knowledge::default(); plies.len()];
     for ply in (0..plies.len()).rev() {
         on_event(ReviewEvent::Solving { ply });
-        let next = plies
-            .get(ply + 1)
-            .map_or(Verdict::Unknown, |next| next.value);
+        let next = known.get(ply + 1).copied().unwrap_or_default();
         let entry = &mut plies[ply];
         entry.reviewed = true;
-        match settle(solver, &entry.position, entry.played, next) {
-            Settled::Deduced => {
-                entry.value = next;
-                entry.best_move = entry.played;
-                entry.deduced = true;
-            }
-            Settled::Solved(report, value, best) => {
+        let settled = settle(solver, &entry.position, entry.played, next);
+        known[ply] = settled.known;
+        entry.value = settled.known.value();
+        entry.best_move = settled.best_move;
+        match &settled.report {
+            Some(report) => {
                 counters.add(&report.table.counters());
-                entry.value = value;
-                entry.best_move = best;
                 entry.elapsed = report.elapsed;
                 entry.nodes = report.nodes;
                 entry.from_database = report.database.as_ref().is_some_and(|d| d.answered);
             }
+            None => entry.deduced = true,
         }
         on_event(ReviewEvent::Solved {
             ply,
@@ -367,6 +432,25 @@ mod tests {
         assert_eq!(mark_of(o, Wins(o), Wins(x)), Mark::Blunder);
         assert_eq!(mark_of(x, Unknown, Draw), Mark::Unknown);
         assert_eq!(mark_of(x, Wins(x), Unknown), Mark::Unknown);
+    }
+
+    #[test]
+    fn a_position_knows_what_the_move_played_keeps() {
+        let (x, o) = (Player::X, Player::O);
+        let mut next = Knowledge::default();
+        next.set(x, true);
+        assert_eq!(Knowledge::before_move(x, next).value(), Verdict::Wins(x));
+        assert_eq!(Knowledge::before_move(o, next), Knowledge::default());
+        let mut next = Knowledge::default();
+        next.set(o, false);
+        let before = Knowledge::before_move(x, next);
+        assert_eq!((before.get(x), before.get(o)), (None, Some(false)));
+        assert_eq!(Knowledge::before_move(o, next), Knowledge::default());
+        let mut draw = Knowledge::default();
+        draw.wins = [Some(false), Some(false)];
+        assert_eq!(draw.value(), Verdict::Draw);
+        let before = Knowledge::before_move(x, draw);
+        assert_eq!((before.get(x), before.get(o)), (None, Some(false)));
     }
 
     #[test]
