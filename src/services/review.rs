@@ -446,8 +446,9 @@ mod tests {
         let before = Knowledge::before_move(x, next);
         assert_eq!((before.get(x), before.get(o)), (None, Some(false)));
         assert_eq!(Knowledge::before_move(o, next), Knowledge::default());
-        let mut draw = Knowledge::default();
-        draw.wins = [Some(false), Some(false)];
+        let draw = Knowledge {
+            wins: [Some(false), Some(false)],
+        };
         assert_eq!(draw.value(), Verdict::Draw);
         let before = Knowledge::before_move(x, draw);
         assert_eq!((before.get(x), before.get(o)), (None, Some(false)));
