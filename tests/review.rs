@@ -200,7 +200,10 @@ fn check(review: &Review, game: usize, checked: &Checked) {
         }
         match (mark, p.better_move) {
             (Mark::Best, better) => assert_eq!(better, None),
-            (_, Some(better)) => {
+            // The analysis shares one node limit over all moves (and PN-DFPN's counts vary
+            // from run to run), so it may leave the better move open; the better move is the
+            // best move, checked against a fresh solve above.
+            (_, Some(better)) if value_of(better) != SolveValue::Unknown => {
                 assert_eq!(
                     value_of(better),
                     position_value,
@@ -208,6 +211,7 @@ fn check(review: &Review, game: usize, checked: &Checked) {
                     p.ply
                 )
             }
+            (_, Some(better)) => assert_eq!(Some(better), p.best_move),
             (_, None) => {}
         }
     }
