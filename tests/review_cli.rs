@@ -228,6 +228,11 @@ fn a_position_without_its_moves_or_a_bad_game_is_refused_with_where() {
     assert_eq!(code, 2, "{err}");
     let (code, _, err) = common::run_uttt(&["review", "start", "--moves", "ee"]);
     assert_eq!(code, 2, "--moves is not an option of review: {err}");
+    let (code, _, err) = common::run_uttt(&["review", "ee ea", "--all", "--stop-after", "3"]);
+    assert_eq!(
+        code, 2,
+        "--all walks to the start, --stop-after stops before: {err}"
+    );
     let position = "O;....@....;........./........./........./........./....X..../........./........./........./.........";
     let (code, _, err) = common::run_uttt(&["review", position]);
     assert_eq!(code, 2);

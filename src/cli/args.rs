@@ -424,7 +424,7 @@ pub struct ReviewArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub stop_after: u32,
     /// Walk back to the start, however many positions are left unknown.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "stop_after")]
     pub all: bool,
     /// How to search. `--time-limit` and `--node-limit` bound each position's solve
     /// (default time limit: 10s).
