@@ -65,6 +65,17 @@ impl fmt::Display for FormatError {
     }
 }
 
+impl FormatError {
+    /// The error in `notation` at the 0-based character `index` of the whole text given.
+    fn at(notation: Notation, index: usize, reason: String) -> FormatError {
+        FormatError {
+            notation,
+            column: index + 1,
+            reason,
+        }
+    }
+}
+
 impl std::error::Error for FormatError {}
 
 /// The link uttt.ai's analysis board opens at a position.
@@ -186,10 +197,8 @@ fn state_digit_range(index: usize) -> (u32, &'static str) {
 
 /// Reads a uttt.ai state string that starts `offset` characters into the text given.
 fn parse_uttt_ai_state(state: &str, offset: usize) -> Result<Position, FormatError> {
-    let fail = |index: usize, reason: String| FormatError {
-        notation: Notation::UtttAiState,
-        column: offset + index + 1,
-        reason,
+    let fail = |index: usize, reason: String| {
+        FormatError::at(Notation::UtttAiState, offset + index, reason)
     };
     let chars: Vec<char> = state.chars().collect();
     if chars.len() != 93 {
@@ -310,10 +319,8 @@ fn parse_uttt_ai_state(state: &str, offset: usize) -> Result<Position, FormatErr
 
 /// Reads a uttt.ai move list that starts `offset` characters into the text given.
 fn parse_uttt_ai_moves(list: &str, offset: usize) -> Result<Game, FormatError> {
-    let fail = |index: usize, reason: String| FormatError {
-        notation: Notation::UtttAiMoves,
-        column: offset + index + 1,
-        reason,
+    let fail = |index: usize, reason: String| {
+        FormatError::at(Notation::UtttAiMoves, offset + index, reason)
     };
     let chars: Vec<char> = list.chars().collect();
     if chars.is_empty() {
@@ -387,11 +394,7 @@ fn illegal(kind: &MoveErrorKind) -> String {
 
 /// Reads CodinGame moves from the empty board.
 fn parse_codingame(text: &str) -> Result<Game, FormatError> {
-    let fail = |index: usize, reason: String| FormatError {
-        notation: Notation::CodinGame,
-        column: index + 1,
-        reason,
-    };
+    let fail = |index: usize, reason: String| FormatError::at(Notation::CodinGame, index, reason);
     let mut pos = Position::start();
     let mut moves = Vec::new();
     let mut start = 0;

@@ -195,7 +195,7 @@ pub fn table_text(t: &TableReport) -> String {
 }
 
 /// What a result means in words, e.g. `X wins`, `draw`, `O does not win`.
-fn verdict_words(verdict: Verdict) -> String {
+pub fn verdict_words(verdict: Verdict) -> String {
     match verdict {
         Verdict::Wins(player) => format!("{player} wins"),
         Verdict::Draw => "draw".into(),

@@ -3,7 +3,7 @@
 
 use super::options::{open_database, open_table, search_options, use_database};
 use super::progress::{progress_mode, with_walk_line, Walk};
-use super::report::{table_text, verdict_label};
+use super::report::{move_text, table_text, verdict_label, verdict_words};
 use crate::cli::args::{ReviewArgs, DEFAULT_REVIEW_TIME_LIMIT};
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
@@ -176,15 +176,6 @@ fn keeping_verb(value: Verdict, player: Player) -> &'static str {
     }
 }
 
-/// A value in words: `X wins`, `O wins`, `draw`, `unknown`.
-fn value_words(value: Verdict) -> String {
-    match value {
-        Verdict::Wins(player) => format!("{player} wins"),
-        Verdict::Draw => "draw".into(),
-        Verdict::DoesNotWin(_) | Verdict::Unknown => "unknown".into(),
-    }
-}
-
 /// Where the result was decided, in a sentence, e.g. "decided at ply 20: X played `ah` and
 /// drew; `ab` wins".
 fn decision_text(review: &Review) -> String {
@@ -210,11 +201,11 @@ fn decision_text(review: &Review) -> String {
         Decision::AtOrBefore(ply) => format!(
             "decided at ply {ply} or earlier: {} from there on, every move kept it (the value \
              before ply {ply} is unknown)",
-            value_words(review.plies[ply].value)
+            verdict_words(review.plies[ply].value)
         ),
         Decision::FromStart => format!(
             "decided from the start: {}, and every move kept it",
-            value_words(review.plies[0].value)
+            verdict_words(review.plies[0].value)
         ),
         Decision::Unknown => {
             "not decided within the limits: the final position's value is unknown".into()
@@ -232,7 +223,7 @@ fn result_text(review: &Review) -> String {
         Outcome::Draw => format!("drawn (ply {})", last.ply),
         Outcome::InPlay => format!(
             "{} with best play from ply {} (the game stops there, {} to move)",
-            value_words(last.value),
+            verdict_words(last.value),
             last.ply,
             last.to_move()
         ),
@@ -288,10 +279,6 @@ fn errors_text(review: &Review) -> String {
     }
 }
 
-fn optional_move(mv: Option<Move>) -> String {
-    mv.map_or_else(|| "-".into(), |m| m.to_string())
-}
-
 /// The human-readable review: one row per reviewed ply, then the summary.
 fn review_text(review: &Review, options: &SolveOptions, limits: ReviewLimits) -> String {
     let mut out = String::new();
@@ -309,9 +296,9 @@ fn review_text(review: &Review, options: &SolveOptions, limits: ReviewLimits) ->
             p.ply,
             p.to_move().to_string(),
             verdict_label(p.value),
-            optional_move(p.played),
+            move_text(p.played),
             p.mark.map_or("-", mark_word),
-            optional_move(p.better_move),
+            move_text(p.better_move),
             p.elapsed.as_secs_f64(),
             p.nodes,
             if p.from_database {
