@@ -5,9 +5,9 @@
 //!   with the engines, consulting and filling the database of solved positions through
 //!   [`known`] (the database keeper); what a solve found out: [`report`].
 //! - Built on it: [`analyze`] (every move's value), [`review`] (where a game was won and
-//!   lost), [`campaign`] (where a solve kept in the database stands), [`certify`](mod@certify)
-//!   (proof certificates from a solved table or campaign), and [`player`] (games played by
-//!   short searches).
+//!   lost), [`campaign`] (a solve kept in the database: running it, where it stands),
+//!   [`certify`](mod@certify) (proof certificates from a solved table or campaign, written to
+//!   files and checked), and [`player`] (games played by short searches).
 
 pub mod analyze;
 pub mod campaign;
@@ -19,7 +19,10 @@ pub mod review;
 pub mod solve;
 
 pub use analyze::{Analysis, MoveAnalysis};
-pub use certify::{certify, claims_for, Certificate, CertifyError};
+pub use certify::{
+    certify, claims_for, write_and_check, Certificate, CertificateFigures, CertificateRequest,
+    CertifyError,
+};
 pub use known::StorePolicy;
 pub use player::SearchPlayer;
 pub use report::{

@@ -5,15 +5,17 @@
 //! are contiguous. When the batch stops early (Ctrl-C, or a reader that went away), every
 //! result already finished is still printed, in order, before the summary.
 
-use super::certificate::{write_and_check, Figures, Request};
 use super::options::{open_database, open_table, search_options, use_database};
 use super::progress::{batch_bar, progress_mode, Progress};
-use super::report::{move_text, verdict_label, SolveJson};
+use super::report::{move_text, report_certificate_problem, verdict_label, SolveJson};
 use crate::cli::args::SolveArgs;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
 use crate::game::{parse_position_arg, Player, Position};
-use crate::services::{SolveReport, Solver, Verdict};
+use crate::services::certify::CertificateFileError;
+use crate::services::{
+    write_and_check, CertificateFigures, CertificateRequest, SolveReport, Solver, Verdict,
+};
 use anyhow::Context;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -35,7 +37,7 @@ enum Outcome {
         report: Box<SolveReport>,
         expected: Option<Verdict>,
         /// The certificate written, when one was asked for and the answer is known.
-        certificate: Option<Figures>,
+        certificate: Option<CertificateFigures>,
     },
     Bad(String),
 }
@@ -188,7 +190,7 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
                             .certificate
                             .as_ref()
                             .map(|d| d.join(format!("{name}.cert")));
-                        let request = Request {
+                        let request = CertificateRequest {
                             path: path.as_deref(),
                             verify: args.verify,
                         };
@@ -201,8 +203,11 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
                                 &request,
                                 &name,
                             ) {
-                                Ok(figures) => figures,
-                                Err(error) => Some(failed_certificate(&error)),
+                                Ok(figures) => {
+                                    report_certificate_problem(figures.as_ref());
+                                    figures
+                                }
+                                Err(error) => Some(failed_certificate(error)),
                             }
                         } else {
                             None
@@ -277,17 +282,11 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
 }
 
 /// The figures of a certificate that could not be written (an I/O error): not certified.
-fn failed_certificate(error: &anyhow::Error) -> Figures {
-    eprintln!("error: {error:#}");
-    Figures {
-        path: None,
-        blocks: 0,
-        bytes: 0,
-        write_ms: 0,
-        research_nodes: 0,
+fn failed_certificate(error: CertificateFileError) -> CertificateFigures {
+    eprintln!("error: {:#}", anyhow::Error::from(error));
+    CertificateFigures {
         certified: Some(false),
-        positions: None,
-        verify_ms: None,
+        ..CertificateFigures::default()
     }
 }
 

@@ -2,22 +2,22 @@
 //! keeps, so that it can be stopped at any moment and resumed by the same command, and what
 //! such a campaign has done so far.
 
-use super::certificate::{self, Figures};
 use super::options::{open_table, search_options};
 use super::progress::{progress_mode, with_live_line};
-use super::report::{exit_code, number_text, summary_text, SolveJson};
-use super::snapshot::{self, snapshot_path, SnapshotReport};
+use super::report::{exit_code, number_text, report_certificate_problem, summary_text, SolveJson};
 use crate::cli::args::{CampaignCertifyArgs, CampaignRunArgs, CampaignStatusArgs};
 use crate::cli::memory::anonymous_table;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_OK};
-use crate::db::{Database, Source};
+use crate::db::Database;
 use crate::search::options::DEFAULT_EPSILON;
-use crate::search::{Engine, SolveOptions};
+use crate::search::SolveOptions;
+use crate::services::campaign::snapshot::{snapshot_file, SnapshotReport};
 use crate::services::campaign::{
-    campaign_status, settled_campaign, CampaignStatus, QuestionStatus,
+    campaign_status, settled_campaign, Campaign, CampaignError, CampaignRequest, CampaignRun,
+    CampaignStatus, QuestionStatus, SnapshotPlan,
 };
-use crate::services::certify::certify_campaign;
-use crate::services::{SolveReport, Solver, StorePolicy};
+use crate::services::certify::{certify_campaign, write_and_check_with};
+use crate::services::{CertificateFigures, CertificateRequest, SolveReport};
 use anyhow::Context;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -40,69 +40,80 @@ struct CampaignRunJson<'a> {
     ranks: Option<&'a [crate::distributed::RankReport]>,
 }
 
-/// The database the arguments name for a campaign (`--db` is required), opened, and the
-/// policy of what it stores.
-fn campaign_database(args: &CampaignRunArgs) -> anyhow::Result<(Database, StorePolicy)> {
-    let Some(db_path) = &args.search.db else {
+/// The campaign the arguments ask for (`--db` is required).
+fn campaign_request(args: &CampaignRunArgs) -> anyhow::Result<CampaignRequest> {
+    let Some(db) = &args.search.db else {
         anyhow::bail!("campaign run needs --db PATH: the database that keeps the campaign");
     };
-    let policy = StorePolicy {
-        min_work: args.search.db_min_work,
-        source: Source::Campaign,
+    let snapshot = if args.no_snapshot || args.search.table_file.is_some() {
+        None
+    } else {
+        let path = snapshot_file(db, args.snapshot.as_deref()).map_err(campaign_error)?;
+        Some(SnapshotPlan {
+            path,
+            every: args.snapshot_every,
+        })
     };
-    Ok((Database::open(db_path)?, policy))
+    Ok(CampaignRequest {
+        position: args.position.resolve()?,
+        database: db.clone(),
+        options: search_options(&args.search, None)?,
+        db_min_work: args.search.db_min_work,
+        snapshot,
+    })
+}
+
+/// A campaign's error, with the option that avoids it where one does.
+fn campaign_error(error: CampaignError) -> anyhow::Error {
+    match error {
+        CampaignError::Snapshot { path, source } => anyhow::Error::new(source).context(format!(
+            "cannot resume from the table snapshot {} (remove it, name another with \
+             --snapshot, or run with --no-snapshot)",
+            path.display()
+        )),
+        CampaignError::WrongEngine(_) => {
+            anyhow::Error::new(error).context("leave out --engine (campaigns run pn-dfpn)")
+        }
+        error => anyhow::Error::new(error),
+    }
 }
 
 /// Runs (or resumes) the campaign the arguments name; returns the exit code.
 pub fn run(args: &CampaignRunArgs) -> anyhow::Result<i32> {
-    let snapshot = snapshot_path(args)?;
     #[cfg(feature = "mpi")]
     if args.mpi {
+        if args.snapshot.is_some() {
+            anyhow::bail!("--snapshot keeps one process's table: not with --mpi");
+        }
         return run_mpi(args);
     }
     let stop = interrupt::stop_flag();
-    let pos = args.position.resolve()?;
-    let options = search_options(&args.search, None)?;
-    if options.engine != Engine::PnDfpn {
-        anyhow::bail!(
-            "a campaign runs the pn-dfpn engine, whose tree it keeps (not --engine {})",
-            options.engine.name()
-        );
-    }
-    // Opened (and created if missing) only once the request is known to be good.
-    let (database, policy) = campaign_database(args)?;
-    // A file that cannot hold the campaign is refused before any search.
-    database.campaign(&pos)?;
+    let request = campaign_request(args)?;
+    let mut campaign = Campaign::open(&request).map_err(campaign_error)?;
     let mut table = open_table(&args.search)?;
-    let mut snapshot = match &snapshot {
-        Some(path) => Some(snapshot::load(&mut table, path)?),
-        None => None,
-    };
-    let report = with_live_line(progress_mode(&args.search), &table, |live| {
-        let solve = || {
-            Solver::new(&options, &table)
-                .stopped_by(stop)
-                .watched_by(live)
-                .with_database(&database, policy)
-                .as_campaign()
-                .solve(&pos)
-        };
-        match snapshot.as_mut() {
-            Some(snapshot) => snapshot::while_writing(&table, snapshot, args.snapshot_every, solve),
-            None => solve(),
-        }
-    });
+    campaign.load_snapshot(&mut table).map_err(campaign_error)?;
+    let ran = with_live_line(progress_mode(&args.search), &table, |live| {
+        campaign.run(&table, stop, Some(live), None, &warn_snapshot)
+    })
+    .map_err(campaign_error)?;
     table.flush(true)?;
-    let status = campaign_status(&database, &pos)?;
     let json = CampaignRunJson {
-        solve: SolveJson::of(&report),
-        campaign: status.as_ref(),
-        snapshot: snapshot.as_ref(),
+        solve: SolveJson::of(&ran.report),
+        campaign: ran.status.as_ref(),
+        snapshot: ran.snapshot.as_ref(),
         #[cfg(feature = "mpi")]
         ranks: None,
     };
-    let extra = snapshot.as_ref().map_or_else(String::new, snapshot_text);
-    print_run(&report, &json, extra, args.search.json)
+    let extra = ran
+        .snapshot
+        .as_ref()
+        .map_or_else(String::new, snapshot_text);
+    print_run(&ran, &json, extra, args.search.json)
+}
+
+/// Says at once that a snapshot was not written (the run goes on).
+fn warn_snapshot(error: &str) {
+    eprintln!("warning: the table snapshot was not written: {error}");
 }
 
 /// What the table snapshot did, in words.
@@ -139,39 +150,37 @@ fn run_mpi(args: &CampaignRunArgs) -> anyhow::Result<i32> {
         None,
         args.mpi_assignment,
         |options, table, workers| {
-            let pos = args.position.resolve()?;
-            let (database, policy) = campaign_database(args)?;
-            database.campaign(&pos)?;
-            let report = Solver::new(options, table)
-                .stopped_by(stop)
-                .with_database(&database, policy)
-                .as_campaign()
-                .jobs_on(workers)
-                .solve(&pos);
-            let status = campaign_status(&database, &pos)?;
-            Ok((report, status))
+            let mut request = campaign_request(args)?;
+            request.options = options.clone();
+            // The worker ranks keep their own tables: no snapshot.
+            request.snapshot = None;
+            let campaign = Campaign::open(&request).map_err(campaign_error)?;
+            campaign
+                .run(table, stop, None, Some(workers), &warn_snapshot)
+                .map_err(campaign_error)
         },
     )?;
-    let Some(((report, status), ranks)) = ran else {
+    let Some((ran, ranks)) = ran else {
         return Ok(EXIT_OK);
     };
     let json = CampaignRunJson {
-        solve: SolveJson::of(&report),
-        campaign: status.as_ref(),
+        solve: SolveJson::of(&ran.report),
+        campaign: ran.status.as_ref(),
         snapshot: None,
         ranks: Some(&ranks),
     };
-    print_run(&report, &json, ranks_text(&ranks), args.search.json)
+    print_run(&ran, &json, ranks_text(&ranks), args.search.json)
 }
 
 /// Prints a campaign run's result (the summary, `extra` lines, the status; or `json`) and
 /// returns its exit code: a database that failed is an error.
 fn print_run(
-    report: &SolveReport,
+    ran: &CampaignRun,
     json: &CampaignRunJson,
     extra: String,
     as_json: bool,
 ) -> anyhow::Result<i32> {
+    let report: &SolveReport = &ran.report;
     let text = if as_json {
         serde_json::to_string(json)? + "\n"
     } else {
@@ -215,13 +224,14 @@ pub fn certify(args: &CampaignCertifyArgs) -> anyhow::Result<i32> {
     let threads = args
         .threads
         .map_or_else(|| SolveOptions::default().threads, |t| t as usize);
-    let request = certificate::Request {
+    let request = CertificateRequest {
         path: Some(&args.certificate),
         verify: args.verify,
     };
-    let figures = certificate::write_and_check_with(&pos, &request, "campaign", || {
+    let figures = write_and_check_with(&pos, &request, "campaign", || {
         certify_campaign(&pos, &settled, &table, DEFAULT_EPSILON, threads, stop)
     })?;
+    report_certificate_problem(figures.as_ref());
     let Some(figures) = figures else {
         // Stopped before the certificate was complete: nothing was written.
         return Ok(interrupt::exit_code().unwrap_or(crate::cli::EXIT_INCOMPLETE));
@@ -240,7 +250,7 @@ pub fn certify(args: &CampaignCertifyArgs) -> anyhow::Result<i32> {
 }
 
 /// What `campaign certify` wrote, in words.
-fn certify_text(figures: &Figures) -> String {
+fn certify_text(figures: &CertificateFigures) -> String {
     let mut out = String::new();
     if let Some(path) = &figures.path {
         let _ = writeln!(out, "certificate {}", path.display());

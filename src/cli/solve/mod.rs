@@ -9,7 +9,6 @@
 mod analyze;
 mod batch;
 mod campaign;
-mod certificate;
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;
 mod options;
@@ -17,7 +16,6 @@ mod progress;
 mod report;
 mod review;
 mod single;
-mod snapshot;
 
 use super::args::{AnalyzeArgs, CampaignCommand, ReviewArgs, SolveArgs};
 

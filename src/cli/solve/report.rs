@@ -2,11 +2,11 @@
 //! codes. The search hands over typed data; every word a user reads is chosen here.
 
 use super::super::{EXIT_INCOMPLETE, EXIT_OK};
-use super::certificate::Figures;
 use crate::cli::board::{render_board, Mark};
 use crate::game::{Move, Player, Position};
 use crate::search::numbers::INFINITY;
 use crate::search::pn_dfpn::TreeReport;
+use crate::services::CertificateFigures;
 use crate::services::{
     Analysis, BinaryOutcome, DatabaseReport, SolveReport, SolveValue, TableReport, Verdict,
 };
@@ -93,7 +93,7 @@ pub struct SolveJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     database: Option<&'a DatabaseReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    certificate: Option<&'a Figures>,
+    certificate: Option<&'a CertificateFigures>,
     #[serde(skip_serializing_if = "Option::is_none")]
     certified: Option<bool>,
 }
@@ -134,15 +134,23 @@ impl<'a> SolveJson<'a> {
     }
 
     /// With the figures of the certificate written for the report, if any.
-    pub fn with_certificate(mut self, figures: Option<&'a Figures>) -> SolveJson<'a> {
+    pub fn with_certificate(mut self, figures: Option<&'a CertificateFigures>) -> SolveJson<'a> {
         self.certificate = figures;
         self.certified = figures.and_then(|f| f.certified);
         self
     }
 }
 
+/// Makes a certificate's problem loud on stderr: it is a bug of the solver (or the file
+/// could not be written).
+pub fn report_certificate_problem(figures: Option<&CertificateFigures>) {
+    if let Some(problem) = figures.and_then(|f| f.problem.as_ref()) {
+        eprintln!("BUG: {problem}");
+    }
+}
+
 /// The certificate line(s) of a summary, when one was asked for.
-pub fn certificate_text(figures: Option<&Figures>) -> String {
+pub fn certificate_text(figures: Option<&CertificateFigures>) -> String {
     let Some(f) = figures else {
         return "certificate none (the value is unknown)\n".into();
     };

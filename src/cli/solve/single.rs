@@ -1,9 +1,10 @@
 //! `uttt solve POSITION`: one position, a summary or one JSON object.
 
-use super::certificate;
 use super::options::{open_database, open_table, search_options, use_database};
 use super::progress::{progress_mode, with_live_line};
-use super::report::{certificate_text, exit_code, summary_text, SolveJson};
+use super::report::{
+    certificate_text, exit_code, report_certificate_problem, summary_text, SolveJson,
+};
 use crate::cli::args::SolveArgs;
 use crate::cli::memory::shortfall;
 use crate::cli::units::show_bytes;
@@ -11,7 +12,7 @@ use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED};
 use crate::db::Source;
 use crate::search::workers::private::with_private_tables;
 use crate::search::{Engine, SolveOptions};
-use crate::services::Solver;
+use crate::services::{write_and_check, CertificateRequest, Solver};
 use crate::table::Table;
 use std::io::Write;
 
@@ -44,16 +45,17 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
             use_database(solver, db, &args.search, Source::Solve).solve(&pos)
         }
     });
-    let request = certificate::Request {
+    let request = CertificateRequest {
         path: args.certificate.as_deref(),
         verify: args.verify,
     };
     let wanted = args.certificate.is_some() || args.verify;
     let figures = if wanted {
-        certificate::write_and_check(&report, &table, options.epsilon, stop, &request, "solve")?
+        write_and_check(&report, &table, options.epsilon, stop, &request, "solve")?
     } else {
         None
     };
+    report_certificate_problem(figures.as_ref());
     table.flush(true)?;
     let text = if args.search.json {
         let json = SolveJson::of(&report).with_certificate(figures.as_ref());

@@ -1,6 +1,7 @@
 //! Writing proof certificates (see [`crate::certificate`]) from a finished solve: the
 //! prover's strategy is read from the table, and children the table has lost are solved
 //! again. Runs only when a certificate is asked for; the search itself never pays for it.
+//! [`write_and_check`] writes one to a file and has the independent verifier check it.
 
 use super::campaign::SettledCampaign;
 use super::report::Verdict;
@@ -14,6 +15,13 @@ use crate::table::Table;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+mod file;
+
+pub use file::{
+    write_and_check, write_and_check_with, CertificateFigures, CertificateFileError,
+    CertificateRequest,
+};
 
 /// Why no certificate could be written.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,10 +1,9 @@
-//! The table snapshot of `uttt campaign run`: which file, loading it before the run, writing
-//! it while the run goes on and when it ends (see `crate::table` on snapshots), and what was
+//! The table snapshot of a campaign run: which file, loading it before the run, writing it
+//! while the run goes on and when it ends (see `crate::table` on snapshots), and what was
 //! done, for the report.
 
-use crate::cli::args::CampaignRunArgs;
+use super::CampaignError;
 use crate::table::{SnapshotFigures, Table};
-use anyhow::Context;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,33 +37,21 @@ pub struct SnapshotReport {
     pub error: Option<String>,
 }
 
-/// The snapshot file a campaign run keeps (see the `--snapshot` option), or none.
-pub fn snapshot_path(args: &CampaignRunArgs) -> anyhow::Result<Option<PathBuf>> {
-    #[cfg(feature = "mpi")]
-    if args.mpi {
-        if args.snapshot.is_some() {
-            anyhow::bail!("--snapshot keeps one process's table: not with --mpi");
-        }
-        return Ok(None);
-    }
-    if args.no_snapshot || args.search.table_file.is_some() {
-        return Ok(None);
-    }
-    let Some(db) = &args.search.db else {
-        return Ok(None);
-    };
-    let path = args.snapshot.clone().unwrap_or_else(|| {
-        let mut name = db.as_os_str().to_os_string();
-        name.push(".table");
-        PathBuf::from(name)
-    });
+/// The snapshot file of a campaign kept in the database at `db`: `explicit` if given, else
+/// the database's name with `.table` added. Never the database itself.
+pub fn snapshot_file(db: &Path, explicit: Option<&Path>) -> Result<PathBuf, CampaignError> {
+    let path = explicit.map_or_else(
+        || {
+            let mut name = db.as_os_str().to_os_string();
+            name.push(".table");
+            PathBuf::from(name)
+        },
+        Path::to_path_buf,
+    );
     if same_file(&path, db) {
-        anyhow::bail!(
-            "--snapshot {} is the database itself: name another file",
-            path.display()
-        );
+        return Err(CampaignError::SnapshotIsDatabase(path));
     }
-    Ok(Some(path))
+    Ok(path)
 }
 
 /// Whether two paths name one existing file.
@@ -77,20 +64,19 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// Loads the snapshot at `path` into `table`, if there is one. A file there that is not a
 /// snapshot is refused rather than overwritten later.
-pub fn load(table: &mut Table, path: &Path) -> anyhow::Result<SnapshotReport> {
+pub fn load(table: &mut Table, path: &Path) -> Result<SnapshotReport, CampaignError> {
     let mut report = SnapshotReport {
         path: path.to_path_buf(),
         ..SnapshotReport::default()
     };
     if path.exists() {
         let began = Instant::now();
-        let figures = table.load_snapshot(path).with_context(|| {
-            format!(
-                "cannot resume from the table snapshot {} (remove it, name another with \
-                 --snapshot, or run with --no-snapshot)",
-                path.display()
-            )
-        })?;
+        let figures = table
+            .load_snapshot(path)
+            .map_err(|source| CampaignError::Snapshot {
+                path: path.to_path_buf(),
+                source,
+            })?;
         report.loaded_entries = Some(figures.entries);
         report.load_seconds = began.elapsed().as_secs_f64();
     }
@@ -100,11 +86,13 @@ pub fn load(table: &mut Table, path: &Path) -> anyhow::Result<SnapshotReport> {
 /// Runs `work` while a thread of its own writes `table`'s snapshot every `every` (or, when
 /// writing takes long, no sooner than [`WRITE_SHARE`] times the last write's duration after it,
 /// so that a large table does not spend its time on snapshots), then writes it once more;
-/// each write (and any failure) is counted in `report`.
+/// each write (and any failure) is counted in `report`, and a failure also told to `warn` at
+/// once (the run goes on without that snapshot).
 pub fn while_writing<R: Send>(
     table: &Table,
     report: &mut SnapshotReport,
     every: Duration,
+    warn: &(dyn Fn(&str) + Sync),
     work: impl FnOnce() -> R + Send,
 ) -> R {
     let done = AtomicBool::new(false);
@@ -117,7 +105,7 @@ pub fn while_writing<R: Send>(
             while !done.load(Ordering::Relaxed) {
                 std::thread::sleep(TICK);
                 if last.elapsed() >= wait {
-                    let (outcome, seconds) = timed_save(table, &path);
+                    let (outcome, seconds) = timed_save(table, &path, warn);
                     written.push((outcome, seconds));
                     wait = every.max(Duration::from_secs_f64(seconds * WRITE_SHARE));
                     last = Instant::now();
@@ -129,7 +117,7 @@ pub fn while_writing<R: Send>(
         done.store(true, Ordering::Relaxed);
         (result, writer.join().expect("the snapshot thread panicked"))
     });
-    written.push(timed_save(table, &path));
+    written.push(timed_save(table, &path, warn));
     for (outcome, seconds) in written {
         report.write_seconds += seconds;
         match outcome {
@@ -146,11 +134,35 @@ pub fn while_writing<R: Send>(
 }
 
 /// One snapshot written, with the seconds it took.
-fn timed_save(table: &Table, path: &Path) -> (Result<SnapshotFigures, String>, f64) {
+fn timed_save(
+    table: &Table,
+    path: &Path,
+    warn: &(dyn Fn(&str) + Sync),
+) -> (Result<SnapshotFigures, String>, f64) {
     let began = Instant::now();
     let outcome = table.save_snapshot(path).map_err(|e| e.to_string());
     if let Err(error) = &outcome {
-        eprintln!("warning: the table snapshot was not written: {error}");
+        warn(error);
     }
     (outcome, began.elapsed().as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_snapshot_is_named_after_the_database_unless_named_and_never_is_the_database() {
+        let db = Path::new("/nonexistent/campaign.db");
+        assert_eq!(
+            snapshot_file(db, None).unwrap(),
+            PathBuf::from("/nonexistent/campaign.db.table")
+        );
+        let named = Path::new("/nonexistent/other.table");
+        assert_eq!(snapshot_file(db, Some(named)).unwrap(), named);
+        assert!(matches!(
+            snapshot_file(db, Some(db)),
+            Err(CampaignError::SnapshotIsDatabase(path)) if path == db
+        ));
+    }
 }

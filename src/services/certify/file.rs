@@ -1,19 +1,20 @@
-//! `--certificate` and `--verify` of `uttt solve`: write the proof of an answer after the
-//! search, and check it with the independent verifier.
+//! Certificate files: the proof of an answer written after the search (`--certificate`), and
+//! checked by the independent verifier (`--verify`), for a solve, a batch line or a campaign.
 
-use crate::certificate::{check_file, write_block};
+use super::{certify, Certificate, CertifyError};
+use crate::certificate::{check_file, write_block, CheckFileError};
 use crate::game::Position;
-use crate::services::{certify, Certificate, CertifyError, SolveReport};
+use crate::services::SolveReport;
 use crate::table::Table;
-use anyhow::Context;
 use serde::Serialize;
+use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// What the user asked for.
-pub struct Request<'a> {
+pub struct CertificateRequest<'a> {
     /// Where to write the certificate; `None`: a temporary file (only with `verify`).
     pub path: Option<&'a Path>,
     /// Whether to check it after writing.
@@ -21,8 +22,8 @@ pub struct Request<'a> {
 }
 
 /// What came of a certificate, as reported under `certificate` in the JSON.
-#[derive(Clone, Debug, Serialize)]
-pub struct Figures {
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CertificateFigures {
     /// The file written, or `None` for a temporary one (removed after the check).
     pub path: Option<PathBuf>,
     /// Blocks written.
@@ -42,21 +43,71 @@ pub struct Figures {
     /// With `--verify`: its time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verify_ms: Option<u64>,
+    /// Why the certificate is not certified, when writing or checking it found a solver
+    /// error (a bug) or the file could not be written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+impl CertificateFigures {
+    /// The figures of a certificate that could not be written: not certified, for `problem`.
+    pub fn failed(path: Option<PathBuf>, problem: String) -> CertificateFigures {
+        CertificateFigures {
+            path,
+            certified: Some(false),
+            problem: Some(problem),
+            ..CertificateFigures::default()
+        }
+    }
+}
+
+/// Why a certificate file could not be written or read back.
+#[derive(Debug)]
+pub enum CertificateFileError {
+    /// Creating or writing the file failed.
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// Reading it back for the check failed.
+    Check(CheckFileError),
+}
+
+impl fmt::Display for CertificateFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CertificateFileError::Write { path, .. } => {
+                write!(f, "cannot write certificate {}", path.display())
+            }
+            CertificateFileError::Check(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for CertificateFileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CertificateFileError::Write { source, .. } => Some(source),
+            CertificateFileError::Check(error) => error.source(),
+        }
+    }
 }
 
 /// Writes (and with `verify` checks) the certificate of `report`'s answer, read from `table`.
 /// `Ok(None)` when there is no answer to certify or `stop` ended the extraction. A solver
-/// error found while writing, or a certificate that does not verify, is printed loudly to
-/// stderr and reported (`certified: false`); it is a bug, and the caller exits with
-/// [`crate::cli::EXIT_CERTIFICATE_FAILED`].
+/// error found while writing, or a certificate that does not verify, is reported
+/// (`certified: false`, with the `problem`): it is a bug, which the caller makes loud.
+/// `name` goes into the name of the temporary file used when `request` names none.
 pub fn write_and_check(
     report: &SolveReport,
     table: &Table,
     epsilon: f64,
     stop: &AtomicBool,
-    request: &Request,
+    request: &CertificateRequest,
     name: &str,
-) -> anyhow::Result<Option<Figures>> {
+) -> Result<Option<CertificateFigures>, CertificateFileError> {
     if !report.verdict.is_answered() {
         return Ok(None);
     }
@@ -68,25 +119,21 @@ pub fn write_and_check(
 /// [`write_and_check`] of the certificate of an answer at `position` that `make` writes.
 pub fn write_and_check_with(
     position: &Position,
-    request: &Request,
+    request: &CertificateRequest,
     name: &str,
     make: impl FnOnce() -> Result<Certificate, CertifyError>,
-) -> anyhow::Result<Option<Figures>> {
+) -> Result<Option<CertificateFigures>, CertificateFileError> {
     let start = Instant::now();
     let certificate = match make() {
         Ok(certificate) => certificate,
         Err(CertifyError::Stopped) => return Ok(None),
         Err(error) => {
-            eprintln!("BUG: no certificate for {position}: {error}");
-            return Ok(Some(Figures {
-                path: request.path.map(Path::to_path_buf),
-                blocks: 0,
-                bytes: 0,
+            return Ok(Some(CertificateFigures {
                 write_ms: start.elapsed().as_millis() as u64,
-                research_nodes: 0,
-                certified: Some(false),
-                positions: None,
-                verify_ms: None,
+                ..CertificateFigures::failed(
+                    request.path.map(Path::to_path_buf),
+                    format!("no certificate for {position}: {error}"),
+                )
             }));
         }
     };
@@ -96,8 +143,7 @@ pub fn write_and_check_with(
     let (path, file) = match request.path {
         Some(path) => (
             path,
-            std::fs::File::create(path)
-                .with_context(|| format!("cannot write certificate {}", path.display()))?,
+            std::fs::File::create(path).map_err(|source| write_error(path, source))?,
         ),
         None => {
             let file;
@@ -107,26 +153,24 @@ pub fn write_and_check_with(
     };
     let mut out = std::io::BufWriter::new(file);
     for block in &blocks {
-        write_block(&mut out, block)
-            .with_context(|| format!("cannot write certificate {}", path.display()))?;
+        write_block(&mut out, block).map_err(|source| write_error(path, source))?;
     }
-    out.flush()
-        .with_context(|| format!("cannot write certificate {}", path.display()))?;
+    out.flush().map_err(|source| write_error(path, source))?;
     drop(out);
-    let mut figures = Figures {
+    let mut figures = CertificateFigures {
         path: request.path.map(Path::to_path_buf),
         blocks: blocks.len(),
         bytes: blocks.iter().map(|b| b.moves.len()).sum(),
         write_ms: start.elapsed().as_millis() as u64,
         research_nodes: certificate.research_nodes,
-        certified: None,
-        positions: None,
-        verify_ms: None,
+        ..CertificateFigures::default()
     };
     if request.verify {
-        let check = check_file(path)?;
+        let check = check_file(path).map_err(CertificateFileError::Check)?;
         if !check.all_verified() {
-            eprint!("BUG: the certificate of {position} does not verify:\n{check}");
+            figures.problem = Some(format!(
+                "the certificate of {position} does not verify:\n{check}"
+            ));
         }
         figures.certified = Some(check.all_verified());
         figures.positions = Some(check.positions());
@@ -135,13 +179,20 @@ pub fn write_and_check_with(
     Ok(Some(figures))
 }
 
+fn write_error(path: &Path, source: std::io::Error) -> CertificateFileError {
+    CertificateFileError::Write {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
 /// A temporary certificate file: created new under a fresh name (never through an existing
 /// file or link of that name), and removed when dropped.
 struct TempFile(PathBuf);
 
 impl TempFile {
     /// A new empty file in the system's temporary directory, with `name` in its file name.
-    fn create(name: &str) -> anyhow::Result<(TempFile, std::fs::File)> {
+    fn create(name: &str) -> Result<(TempFile, std::fs::File), CertificateFileError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         loop {
             let path = std::env::temp_dir().join(format!(
@@ -156,12 +207,7 @@ impl TempFile {
             {
                 Ok(file) => return Ok((TempFile(path), file)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    return Err(anyhow::Error::new(e).context(format!(
-                        "cannot create temporary certificate {}",
-                        path.display()
-                    )))
-                }
+                Err(e) => return Err(write_error(&path, e)),
             }
         }
     }

@@ -1,8 +1,12 @@
-//! Where a campaign stands (`uttt campaign status`): for each question, its stored answer,
-//! its kept tree's root numbers, size, depth and open leaves, the work spent over every run,
-//! and the trend of the root's numbers; and what a settled campaign's certificate is written
-//! from ([`settled_campaign`], then [`super::certify::certify_campaign`]). A campaign runs as
-//! a [`super::Solver`] made with [`super::Solver::as_campaign`].
+//! Campaigns: solves kept in the database, stopped and resumed at will.
+//!
+//! - Running one: [`Campaign`] ([`run`]), a [`super::Solver`] made with
+//!   [`super::Solver::as_campaign`], with the table's [`snapshot`] kept beside the database.
+//! - Where one stands (`uttt campaign status`): for each question, its stored answer, its kept
+//!   tree's root numbers, size, depth and open leaves, the work spent over every run, and the
+//!   trend of the root's numbers ([`campaign_status`]).
+//! - What a settled campaign's certificate is written from ([`settled_campaign`], then
+//!   [`super::certify::certify_campaign`]).
 
 use super::report::Verdict;
 use crate::db::campaign::{KeptNode, Question, Totals, TrendSample, NO_NODE};
@@ -11,6 +15,11 @@ use crate::db::{Database, DbError};
 use crate::game::{Player, Position};
 use crate::search::numbers::Numbers;
 use serde::Serialize;
+
+mod run;
+pub mod snapshot;
+
+pub use run::{Campaign, CampaignError, CampaignRequest, CampaignRun, SnapshotPlan};
 
 /// A campaign's state, read from the database.
 #[derive(Clone, Debug, Serialize)]
