@@ -17,8 +17,9 @@
 //!   board.
 
 use super::moves::Move;
-use super::notation::{illegal_reason, parse_position, Game, MoveErrorKind, Part};
+use super::notation::{illegal_reason, parse_position_under, Game, MoveErrorKind, Part};
 use super::position::{Outcome, Player, Position};
+use super::rules::Rules;
 use super::tables::{has_line, FULL_MASK};
 use std::fmt;
 
@@ -128,24 +129,29 @@ pub fn parse(text: &str, notation: Notation) -> Result<Position, FormatError> {
 
 /// Reads `text` as [`parse`] does, keeping the moves of a move list.
 pub fn parse_game(text: &str, notation: Notation) -> Result<Game, FormatError> {
+    parse_game_under(text, notation, Rules::Common)
+}
+
+/// [`parse_game`] under `rules`.
+pub fn parse_game_under(text: &str, notation: Notation, rules: Rules) -> Result<Game, FormatError> {
     let state = |position| Game {
         position,
         moves: None,
     };
     if let Some(query) = uttt_ai_query(text) {
         let offset = text.len() - query.len();
-        return parse_uttt_ai_query(query, offset);
+        return parse_uttt_ai_query(query, offset, rules);
     }
     match notation {
-        Notation::UtttAiState => parse_uttt_ai_state(text, 0).map(state),
-        Notation::UtttAiMoves => parse_uttt_ai_moves(text, 0),
-        Notation::CodinGame => parse_codingame(text),
+        Notation::UtttAiState => parse_uttt_ai_state(text, 0, rules).map(state),
+        Notation::UtttAiMoves => parse_uttt_ai_moves(text, 0, rules),
+        Notation::CodinGame => parse_codingame(text, rules),
     }
 }
 
 /// Reads a uttt.ai link's query, which starts `offset` characters into the text given: exactly
 /// one parameter, `state` or `actions`, as uttt.ai requires.
-fn parse_uttt_ai_query(query: &str, offset: usize) -> Result<Game, FormatError> {
+fn parse_uttt_ai_query(query: &str, offset: usize, rules: Rules) -> Result<Game, FormatError> {
     let fail = |notation, column, reason: &str| FormatError {
         notation,
         column,
@@ -159,7 +165,7 @@ fn parse_uttt_ai_query(query: &str, offset: usize) -> Result<Game, FormatError> 
                 "a uttt.ai link has exactly one parameter",
             ));
         }
-        parse_uttt_ai_state(state, offset + "state=".len()).map(|position| Game {
+        parse_uttt_ai_state(state, offset + "state=".len(), rules).map(|position| Game {
             position,
             moves: None,
         })
@@ -171,7 +177,7 @@ fn parse_uttt_ai_query(query: &str, offset: usize) -> Result<Game, FormatError> 
                 "a uttt.ai link has exactly one parameter",
             ));
         }
-        parse_uttt_ai_moves(actions, offset + "actions=".len())
+        parse_uttt_ai_moves(actions, offset + "actions=".len(), rules)
     } else {
         Err(fail(
             Notation::UtttAiState,
@@ -196,7 +202,7 @@ fn state_digit_range(index: usize) -> (u32, &'static str) {
 }
 
 /// Reads a uttt.ai state string that starts `offset` characters into the text given.
-fn parse_uttt_ai_state(state: &str, offset: usize) -> Result<Position, FormatError> {
+fn parse_uttt_ai_state(state: &str, offset: usize, rules: Rules) -> Result<Position, FormatError> {
     let fail = |index: usize, reason: String| {
         FormatError::at(Notation::UtttAiState, offset + index, reason)
     };
@@ -291,7 +297,7 @@ fn parse_uttt_ai_state(state: &str, offset: usize) -> Result<Position, FormatErr
         })
         .collect();
     let text = format!("{};{};{}", side.letter(), boards, cells_text.join("/"));
-    let pos = parse_position(&text).map_err(|e| {
+    let pos = parse_position_under(&text, rules).map_err(|e| {
         let index = match e.part {
             Part::Side => 90,
             Part::Boards => 81,
@@ -318,7 +324,7 @@ fn parse_uttt_ai_state(state: &str, offset: usize) -> Result<Position, FormatErr
 }
 
 /// Reads a uttt.ai move list that starts `offset` characters into the text given.
-fn parse_uttt_ai_moves(list: &str, offset: usize) -> Result<Game, FormatError> {
+fn parse_uttt_ai_moves(list: &str, offset: usize, rules: Rules) -> Result<Game, FormatError> {
     let fail = |index: usize, reason: String| {
         FormatError::at(Notation::UtttAiMoves, offset + index, reason)
     };
@@ -326,7 +332,7 @@ fn parse_uttt_ai_moves(list: &str, offset: usize) -> Result<Game, FormatError> {
     if chars.is_empty() {
         return Err(fail(0, "no moves".to_string()));
     }
-    let mut pos = Position::start();
+    let mut pos = Position::start_under(rules);
     let mut moves = Vec::new();
     let mut at = 0;
     while at < chars.len() {
@@ -393,9 +399,9 @@ fn illegal(kind: &MoveErrorKind) -> String {
 }
 
 /// Reads CodinGame moves from the empty board.
-fn parse_codingame(text: &str) -> Result<Game, FormatError> {
+fn parse_codingame(text: &str, rules: Rules) -> Result<Game, FormatError> {
     let fail = |index: usize, reason: String| FormatError::at(Notation::CodinGame, index, reason);
-    let mut pos = Position::start();
+    let mut pos = Position::start_under(rules);
     let mut moves = Vec::new();
     let mut start = 0;
     for chunk in text.split([',', '\n']) {

@@ -1,4 +1,4 @@
-//! The game core: rules, bitboards, notation and perft. Knows nothing of search or the CLI.
+//! The game core: rules (and rule sets), bitboards, notation and perft. Knows nothing of search or the CLI.
 
 pub mod formats;
 mod moves;
@@ -6,13 +6,15 @@ pub mod notation;
 mod perft;
 mod position;
 mod random;
+mod rules;
 pub mod tables;
 
 pub use moves::{Move, MoveSet};
 pub use notation::{
-    format_moves, format_position, parse_game_arg, parse_move, parse_position, parse_position_arg,
-    play_move_list, Game, NotationError,
+    format_moves, format_position, parse_game_arg, parse_game_arg_under, parse_move,
+    parse_position, parse_position_arg, parse_position_under, play_move_list, Game, NotationError,
 };
 pub use perft::{perft, perft_divide};
 pub use position::{Outcome, Player, Position, ANY_BOARD, GAME_OVER};
 pub use random::Rng;
+pub use rules::Rules;

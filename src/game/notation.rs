@@ -7,6 +7,7 @@
 use super::formats::{self, FormatError};
 use super::moves::Move;
 use super::position::{Outcome, Player, Position};
+use super::rules::Rules;
 use super::tables::{has_line, FULL_MASK};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -225,33 +226,39 @@ pub struct Game {
     pub moves: Option<Vec<Move>>,
 }
 
-/// Reads a position given in any accepted form: `start`, the position notation, a move list
-/// played from the start, or another program's notation ([`formats::detect`] tells which).
+/// Reads a position under the common rules given in any accepted form: `start`, the position
+/// notation, a move list played from the start, or another program's notation
+/// ([`formats::detect`] tells which).
 pub fn parse_position_arg(text: &str) -> Result<Position, NotationError> {
     parse_game_arg(text).map(|game| game.position)
 }
 
 /// Reads a position as [`parse_position_arg`] does, keeping the moves of one given as a game.
 pub fn parse_game_arg(text: &str) -> Result<Game, NotationError> {
+    parse_game_arg_under(text, Rules::Common)
+}
+
+/// [`parse_game_arg`] under `rules`.
+pub fn parse_game_arg_under(text: &str, rules: Rules) -> Result<Game, NotationError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
         Err(NotationError::Empty)
     } else if trimmed.eq_ignore_ascii_case("start") {
         Ok(Game {
-            position: Position::start(),
+            position: Position::start_under(rules),
             moves: Some(Vec::new()),
         })
     } else if trimmed.contains(';') {
-        let position = parse_position(trimmed).map_err(NotationError::Position)?;
+        let position = parse_position_under(trimmed, rules).map_err(NotationError::Position)?;
         Ok(Game {
             position,
             moves: None,
         })
     } else if let Some(notation) = formats::detect(trimmed) {
-        formats::parse_game(trimmed, notation).map_err(NotationError::Format)
+        formats::parse_game_under(trimmed, notation, rules).map_err(NotationError::Format)
     } else {
         let (position, moves) =
-            read_move_list(&Position::start(), trimmed).map_err(NotationError::Moves)?;
+            read_move_list(&Position::start_under(rules), trimmed).map_err(NotationError::Moves)?;
         Ok(Game {
             position,
             moves: Some(moves),
@@ -259,17 +266,27 @@ pub fn parse_game_arg(text: &str) -> Result<Game, NotationError> {
     }
 }
 
-/// Renders a position in the notation.
+/// Renders a position in the notation (which does not name the rule set: see
+/// [`parse_position_under`]).
 pub fn format_position(pos: &Position) -> String {
     let mut out = String::with_capacity(3 + 9 + 90);
     out.push(pos.side_to_move().letter());
     out.push(';');
     for board in 0..9 {
         let bit = 1 << board;
+        let target = pos.target_board() == Some(board);
         out.push(if pos.won_boards(Player::X) & bit != 0 {
-            'X'
+            if target {
+                'x'
+            } else {
+                'X'
+            }
         } else if pos.won_boards(Player::O) & bit != 0 {
-            'O'
+            if target {
+                'o'
+            } else {
+                'O'
+            }
         } else if pos.closed_boards() & bit != 0 {
             '#'
         } else if pos.target_board() == Some(board) {
@@ -297,8 +314,17 @@ pub fn format_position(pos: &Position) -> String {
     out
 }
 
-/// Parses and validates the position notation.
+/// Parses and validates the position notation under the common rules.
 pub fn parse_position(text: &str) -> Result<Position, PositionError> {
+    parse_position_under(text, Rules::Common)
+}
+
+/// Parses and validates the position notation under `rules`. The notation does not name its
+/// rule set; under every rule set it reads as under the common rules, except that when won
+/// boards stay open a won board is marked by its first winner (`X` or `O`) whatever lines
+/// the other player made in it later, and `x` or `o` marks a won board that the side to move
+/// is sent to (one with an empty cell).
+pub fn parse_position_under(text: &str, rules: Rules) -> Result<Position, PositionError> {
     let fail = |part, column, reason: String| PositionError {
         part,
         column,
@@ -340,12 +366,13 @@ pub fn parse_position(text: &str) -> Result<Position, PositionError> {
             format!("expected 9 characters, found {}", board_chars.len()),
         ));
     }
-    if let Some(i) = board_chars.iter().position(|c| !".XO#@".contains(*c)) {
+    if let Some(i) = board_chars.iter().position(|c| !".XO#@xo".contains(*c)) {
         return Err(fail(
             Part::Boards,
             boards_col + i,
             format!(
-                "unexpected character `{}` (expected one of . X O # @)",
+                "unexpected character `{}` (expected one of . X O # @, or x o when won boards \
+                 stay open)",
                 board_chars[i]
             ),
         ));
@@ -396,48 +423,40 @@ pub fn parse_position(text: &str) -> Result<Position, PositionError> {
 
     let local = |player: usize, board: usize| (cells[player] >> (9 * board)) as u16 & FULL_MASK;
     let mut target = None;
+    let mut won = [0u16; 2];
     for (board, &mark) in board_chars.iter().enumerate() {
         let column = boards_col + board;
-        let x_line = has_line(local(0, board));
-        let o_line = has_line(local(1, board));
+        let lines = [has_line(local(0, board)), has_line(local(1, board))];
         let full = (local(0, board) | local(1, board)) == FULL_MASK;
-        let name = board_letter(board);
-        if x_line && o_line {
-            return Err(fail(
-                Part::Cells,
-                group_cols[board],
-                format!("board {name} has a line for both X and O"),
-            ));
-        }
-        let expected = if x_line {
-            'X'
-        } else if o_line {
-            'O'
-        } else if full {
-            '#'
+        let reason = if rules.won_boards_close() {
+            board_mark_error(mark, board, lines, full)
         } else {
-            '.'
+            open_board_mark_error(mark, board, lines, full)
         };
-        let agrees = mark == expected || (mark == '@' && expected == '.');
-        if !agrees {
-            let reason = match (mark, expected) {
-                ('@', _) => format!("`@` on board {name}, which is closed (`{expected}`)"),
-                ('X' | 'O', _) => {
-                    format!("board {name} is marked won by {mark} but {mark} has no line there")
-                }
-                ('#', _) => {
-                    format!("board {name} is marked drawn (`#`) but it is not full without a line")
-                }
-                _ => format!("board {name} is marked open but its cells say `{expected}`"),
+        if let Some(reason) = reason {
+            let part = if lines[0] && lines[1] && rules.won_boards_close() {
+                Part::Cells
+            } else {
+                Part::Boards
             };
-            return Err(fail(Part::Boards, column, reason));
+            let column = if part == Part::Cells {
+                group_cols[board]
+            } else {
+                column
+            };
+            return Err(fail(part, column, reason));
         }
-        if mark == '@' {
+        match mark {
+            'X' | 'x' => won[0] |= 1 << board,
+            'O' | 'o' => won[1] |= 1 << board,
+            _ => {}
+        }
+        if matches!(mark, '@' | 'x' | 'o') {
             if target.is_some() {
                 return Err(fail(
                     Part::Boards,
                     column,
-                    "more than one `@` (at most one board can be the target)".to_string(),
+                    "more than one board marked as the target (`@`, `x` or `o`)".to_string(),
                 ));
             }
             target = Some(board);
@@ -461,7 +480,7 @@ pub fn parse_position(text: &str) -> Result<Position, PositionError> {
         ));
     }
 
-    let pos = Position::from_cells(cells[0], cells[1], side, target);
+    let pos = Position::from_cells(cells, won, side, target, rules);
     if has_line(pos.won_boards(Player::X)) && has_line(pos.won_boards(Player::O)) {
         return Err(fail(
             Part::Boards,
@@ -473,10 +492,73 @@ pub fn parse_position(text: &str) -> Result<Position, PositionError> {
         return Err(fail(
             Part::Boards,
             boards_col + target.unwrap_or(0),
-            "`@` in a finished game (nobody is to move)".to_string(),
+            "a target board in a finished game (nobody is to move)".to_string(),
         ));
     }
     Ok(pos)
+}
+
+/// Why board `board`'s mark disagrees with its cells when won boards close (the common and
+/// CodinGame rules), given whether X and O have a line there and whether it is full.
+fn board_mark_error(mark: char, board: usize, lines: [bool; 2], full: bool) -> Option<String> {
+    let name = board_letter(board);
+    if lines[0] && lines[1] {
+        return Some(format!("board {name} has a line for both X and O"));
+    }
+    let expected = if lines[0] {
+        'X'
+    } else if lines[1] {
+        'O'
+    } else if full {
+        '#'
+    } else {
+        '.'
+    };
+    let agrees = mark == expected || (mark == '@' && expected == '.');
+    (!agrees).then(|| match mark {
+        '@' => format!("`@` on board {name}, which is closed (`{expected}`)"),
+        'x' | 'o' => format!(
+            "`{mark}` on board {name} marks a won board the side to move is sent to, which only \
+             the rule set where won boards stay open has"
+        ),
+        'X' | 'O' => format!("board {name} is marked won by {mark} but {mark} has no line there"),
+        '#' => format!("board {name} is marked drawn (`#`) but it is not full without a line"),
+        _ => format!("board {name} is marked open but its cells say `{expected}`"),
+    })
+}
+
+/// Why board `board`'s mark disagrees with its cells when won boards stay open: a board with a
+/// line is marked by its first winner (`x` or `o` when it is the target, which a full board
+/// cannot be), a full board without a line `#`, any other `.` or `@`.
+fn open_board_mark_error(mark: char, board: usize, lines: [bool; 2], full: bool) -> Option<String> {
+    let name = board_letter(board);
+    let winner = match mark {
+        'X' | 'x' => Some(0),
+        'O' | 'o' => Some(1),
+        _ => None,
+    };
+    match winner {
+        Some(player) if !lines[player] => Some(format!(
+            "board {name} is marked won by {} but {} has no line there",
+            mark.to_ascii_uppercase(),
+            mark.to_ascii_uppercase()
+        )),
+        Some(_) if full && mark.is_ascii_lowercase() => Some(format!(
+            "`{mark}` on board {name}, which is full: nobody is sent to a full board"
+        )),
+        Some(_) => None,
+        None if lines[0] || lines[1] => Some(format!(
+            "board {name} holds a line: mark it by its first winner (`X` or `O`; `x` or `o` when \
+             the side to move is sent there)"
+        )),
+        None if full && mark != '#' => {
+            Some(format!("board {name} is full without a line: mark it `#`"))
+        }
+        None if !full && mark == '#' => Some(format!(
+            "board {name} is marked drawn (`#`) but it is not full"
+        )),
+        None => None,
+    }
 }
 
 impl fmt::Display for Position {

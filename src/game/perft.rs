@@ -3,6 +3,7 @@
 
 use super::moves::Move;
 use super::position::{Player, Position};
+use super::rules::Rules;
 use super::tables::{cells_of_boards, has_line, FULL_MASK};
 use rayon::prelude::*;
 
@@ -13,7 +14,10 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => pos.legal_moves().len() as u64,
-        2 => pos.legal_moves().map(|mv| replies_after(pos, mv)).sum(),
+        // The bulk count knows the common rules' closing only.
+        2 if pos.rules() == Rules::Common => {
+            pos.legal_moves().map(|mv| replies_after(pos, mv)).sum()
+        }
         _ => pos
             .legal_moves()
             .map(|mv| perft(&pos.play(mv), depth - 1))

@@ -1,6 +1,7 @@
 //! The position: bitboards for both players, closed boards, side to move and target board.
 
 use super::moves::{Move, MoveSet};
+use super::rules::Rules;
 use super::tables::{
     cells_of_boards, has_free_line, has_line, FULL_MASK, SYMMETRIES, SYMMETRY_COUNT, ZOBRIST,
 };
@@ -63,6 +64,8 @@ pub enum Outcome {
 enum BoardKind {
     /// Closed, won by the player.
     Won(Player),
+    /// Won by the player and still open (only when won boards stay open).
+    WonOpen(Player),
     /// Closed, full without a line.
     Drawn,
     /// Open, and some local line still holds stones of one player only (or none).
@@ -76,11 +79,18 @@ pub const ANY_BOARD: u8 = 9;
 /// The target value meaning "the game is over: no moves".
 pub const GAME_OVER: u8 = 10;
 
+/// The bits of [`Position`]'s `target_rules` byte that hold the target; the rule set's index
+/// sits above them.
+const TARGET_BITS: u8 = 0x0F;
+/// Where the rule set's index starts in `target_rules`.
+const RULES_SHIFT: u32 = 4;
+
 /// A position of Ultimate Tic Tac Toe.
 ///
 /// 48 bytes (checked at compile time): two 81-bit cell masks (one `u128` per player, square
-/// `9 * board + cell`), each player's won boards and the closed (won or full) boards as 9-bit
-/// masks, the side to move, the target board and the incremental essential hash.
+/// `9 * board + cell`), each player's won boards and the closed boards (won or full; only full
+/// when won boards stay open) as 9-bit masks, the side to move, the target board with the rule
+/// set in one byte (the rule set costs no space), and the incremental essential hash.
 ///
 /// Moves are made by copy (`play` returns a new position) rather than make/unmake: the whole
 /// position fits in one cache line, so copying it costs about as much as the undo bookkeeping
@@ -91,8 +101,9 @@ pub struct Position {
     won: [u16; 2],
     closed: u16,
     side: Player,
-    /// 0..8: the board the side to move is sent to; `ANY_BOARD`; or `GAME_OVER`.
-    target: u8,
+    /// The low four bits: 0..8, the board the side to move is sent to; `ANY_BOARD`; or
+    /// `GAME_OVER`. Above them: the rule set's index ([`Rules::index`]).
+    target_rules: u8,
     hash: u64,
 }
 
@@ -105,62 +116,83 @@ impl Default for Position {
 }
 
 impl Position {
-    /// The empty board, X to move anywhere.
+    /// The empty board under the common rules, X to move anywhere.
     pub fn start() -> Position {
+        Position::start_under(Rules::Common)
+    }
+
+    /// The empty board under `rules`, X to move anywhere.
+    pub fn start_under(rules: Rules) -> Position {
         let mut pos = Position {
             cells: [0, 0],
             won: [0, 0],
             closed: 0,
             side: Player::X,
-            target: ANY_BOARD,
+            target_rules: ANY_BOARD | (rules.index() as u8) << RULES_SHIFT,
             hash: 0,
         };
         pos.hash = pos.compute_hash();
         pos
     }
 
-    /// Builds a position from raw cell masks, the side to move and the board it is sent to
-    /// (`None`: any open board). Won/closed boards and the game's end are derived from the cells.
-    /// Private to the game core: the caller is responsible for the cells being a reachable
-    /// arrangement and `target` a board index below 9 (the notation parser checks both before
-    /// calling this; users build positions through the notation or by playing moves).
+    /// Builds a position under `rules` from raw cell masks, each player's won boards, the side
+    /// to move and the board it is sent to (`None`: any open board). Closed boards and the
+    /// game's end are derived. Private to the game core: the caller is responsible for the
+    /// cells being a reachable arrangement, `won` agreeing with them (a player's won boards
+    /// hold a line of its stones; under the common rules exactly those) and `target` a board
+    /// index below 9 (the notation parser checks these before calling this; users build
+    /// positions through the notation or by playing moves).
     pub(super) fn from_cells(
-        x_cells: u128,
-        o_cells: u128,
+        cells: [u128; 2],
+        won: [u16; 2],
         side: Player,
         target: Option<usize>,
+        rules: Rules,
     ) -> Position {
         let mut pos = Position {
-            cells: [x_cells, o_cells],
-            won: [0, 0],
+            cells,
+            won,
             closed: 0,
             side,
-            target: ANY_BOARD,
+            target_rules: (rules.index() as u8) << RULES_SHIFT,
             hash: 0,
         };
+        let owned = won[0] | won[1];
         for board in 0..9 {
-            for player in [Player::X, Player::O] {
-                if has_line(pos.local_cells(player, board)) {
-                    pos.won[player.index()] |= 1 << board;
-                }
-            }
-            if pos.won[0] & (1 << board) != 0
-                || pos.won[1] & (1 << board) != 0
+            let bit = 1 << board;
+            if (rules.won_boards_close() && owned & bit != 0)
                 || pos.local_occupied(board) == FULL_MASK
             {
-                pos.closed |= 1 << board;
+                pos.closed |= bit;
             }
         }
-        pos.target = if pos.ends_game() {
+        pos.set_target(if pos.ends_game() {
             GAME_OVER
         } else {
             match target {
                 Some(b) if pos.closed & (1 << b) == 0 => b as u8,
                 _ => ANY_BOARD,
             }
-        };
+        });
         pos.hash = pos.compute_hash();
         pos
+    }
+
+    /// The rule set the game is played under.
+    #[inline(always)]
+    pub fn rules(&self) -> Rules {
+        Rules::from_index(self.target_rules >> RULES_SHIFT)
+    }
+
+    /// 0..8, `ANY_BOARD` or `GAME_OVER` (see the field).
+    #[inline(always)]
+    fn target(&self) -> u8 {
+        self.target_rules & TARGET_BITS
+    }
+
+    #[inline(always)]
+    fn set_target(&mut self, target: u8) {
+        self.target_rules = (self.target_rules & !TARGET_BITS) | target;
     }
 
     fn ends_game(&self) -> bool {
@@ -176,7 +208,7 @@ impl Position {
     /// The board the side to move must play in, or `None` when it may play in any open board
     /// (or the game is over).
     pub fn target_board(&self) -> Option<usize> {
-        (self.target < ANY_BOARD).then_some(self.target as usize)
+        (self.target() < ANY_BOARD).then_some(self.target() as usize)
     }
 
     /// The essential hash, kept up to date move by move: a Zobrist hash of what still decides
@@ -202,6 +234,14 @@ impl Position {
     /// essential parts (a board only ever goes from winnable to nobody's to win to closed, the
     /// same way in both). By induction on the moves left, the two game trees have the same
     /// shape and the same outcomes. (What it saves is measured in BENCHMARKS.md.)
+    ///
+    /// Under every rule set the hash also holds the rule set (nothing for the common rules,
+    /// whose hashes are unchanged), so positions of different rule sets never share an entry.
+    /// The proof above holds under each: CodinGame's rules decide a game without a line by
+    /// the won boards, which the kinds keep. When won boards stay open, a won board that is
+    /// not full is a kind of its own, hashed by its winner and its occupied cells: it can
+    /// never change winner and closes exactly when full, so its winner and which cells are
+    /// empty are all that decide its future (its moves, and where they send).
     #[inline(always)]
     pub fn hash(&self) -> u64 {
         self.hash
@@ -231,17 +271,19 @@ impl Position {
         self.won[player.index()]
     }
 
-    /// The 9-bit mask of closed boards (won by someone, or full).
+    /// The 9-bit mask of closed boards: no move is made in them. Won by someone or full; only
+    /// full when won boards stay open ([`Rules::won_boards_close`]).
     #[inline(always)]
     pub fn closed_boards(&self) -> u16 {
         self.closed
     }
 
-    /// The boards `player` has won or could still win: its won boards, and the open boards in
-    /// which some local line holds no opponent stone.
+    /// The boards `player` has won or could still win: its won boards, and the open boards
+    /// nobody has won in which some local line holds no opponent stone.
     ///
-    /// No other board can ever become `player`'s: a board drawn or won by the opponent stays
-    /// so, and a local line holding an opponent stone never becomes three of `player`'s.
+    /// No other board can ever become `player`'s, under any rule set: a board drawn or won by
+    /// the opponent stays so (a won board keeps its first winner even while it stays open),
+    /// and a local line holding an opponent stone never becomes three of `player`'s.
     pub fn winnable_boards(&self, player: Player) -> u16 {
         self.winnable_boards_of_both()[player.index()]
     }
@@ -250,7 +292,8 @@ impl Position {
     /// (one pass over the open boards; the search needs both at every node).
     pub fn winnable_boards_of_both(&self) -> [u16; 2] {
         let mut winnable = self.won;
-        let mut open = FULL_MASK & !self.closed;
+        // Open boards nobody has won yet (a won board keeps its winner even while open).
+        let mut open = FULL_MASK & !self.closed & !(self.won[0] | self.won[1]);
         while open != 0 {
             let board = open.trailing_zeros() as usize;
             open &= open - 1;
@@ -271,10 +314,11 @@ impl Position {
     /// Whether the game is over.
     #[inline(always)]
     pub fn is_over(&self) -> bool {
-        self.target == GAME_OVER
+        self.target() == GAME_OVER
     }
 
-    /// The game's state: in play, won by a player, or drawn.
+    /// The game's state: in play, won by a player, or drawn (under CodinGame's rules a game
+    /// that ends without a line goes to the player with more won boards).
     pub fn outcome(&self) -> Outcome {
         if !self.is_over() {
             Outcome::InPlay
@@ -282,6 +326,12 @@ impl Position {
             Outcome::Won(Player::X)
         } else if has_line(self.won[1]) {
             Outcome::Won(Player::O)
+        } else if self.rules().board_count_decides() {
+            match self.won[0].count_ones().cmp(&self.won[1].count_ones()) {
+                std::cmp::Ordering::Greater => Outcome::Won(Player::X),
+                std::cmp::Ordering::Less => Outcome::Won(Player::O),
+                std::cmp::Ordering::Equal => Outcome::Draw,
+            }
         } else {
             Outcome::Draw
         }
@@ -291,7 +341,7 @@ impl Position {
     #[inline(always)]
     pub fn legal_moves(&self) -> MoveSet {
         let empty = !(self.cells[0] | self.cells[1]);
-        match self.target {
+        match self.target() {
             GAME_OVER => MoveSet::EMPTY,
             ANY_BOARD => MoveSet(empty & cells_of_boards(!self.closed)),
             t => MoveSet(empty & ((FULL_MASK as u128) << (9 * t as u32))),
@@ -313,21 +363,26 @@ impl Position {
         next.cells[me] |= 1u128 << mv.square();
         let board_bit = 1u16 << board;
         let mut over = false;
-        if has_line(next.local_cells(self.side, board)) {
+        // A board already won (only playable when won boards stay open) keeps its winner.
+        let unowned = (self.won[0] | self.won[1]) & board_bit == 0;
+        if unowned && has_line(next.local_cells(self.side, board)) {
             next.won[me] |= board_bit;
-            next.closed |= board_bit;
             over = has_line(next.won[me]);
-        } else if next.local_occupied(board) == FULL_MASK {
+            if self.rules().won_boards_close() {
+                next.closed |= board_bit;
+            }
+        }
+        if next.local_occupied(board) == FULL_MASK {
             next.closed |= board_bit;
         }
         over |= next.closed == FULL_MASK;
-        next.target = if over {
+        next.set_target(if over {
             GAME_OVER
         } else if next.closed & (1 << cell) != 0 {
             ANY_BOARD
         } else {
             cell as u8
-        };
+        });
         next.side = self.side.opponent();
         // While the board keeps its kind (see `hash`), the new stone is all that changes in its
         // key; a board that closes or loses its last chance of being won is rehashed. A board
@@ -340,20 +395,23 @@ impl Position {
                 BoardKind::NobodysToWin if after == BoardKind::NobodysToWin => {
                     ZOBRIST.occupied[mv.square()]
                 }
+                BoardKind::WonOpen(owner) if after == BoardKind::WonOpen(owner) => {
+                    ZOBRIST.occupied[mv.square()]
+                }
                 before => self.board_key(board, before) ^ next.board_key(board, after),
             }
         };
         next.hash = self.hash
             ^ board_change
             ^ ZOBRIST.o_to_move
-            ^ ZOBRIST.target[self.target as usize]
-            ^ ZOBRIST.target[next.target as usize];
+            ^ ZOBRIST.target[self.target() as usize]
+            ^ ZOBRIST.target[next.target() as usize];
         next
     }
 
     /// The essential hash computed from scratch (the incremental one must always equal it).
     pub fn compute_hash(&self) -> u64 {
-        let mut hash = ZOBRIST.target[self.target as usize];
+        let mut hash = ZOBRIST.target[self.target() as usize] ^ ZOBRIST.rules[self.rules().index()];
         if self.side == Player::O {
             hash ^= ZOBRIST.o_to_move;
         }
@@ -366,11 +424,20 @@ impl Position {
     /// What the essential hash keeps of board `board` (see [`Position::hash`]).
     fn board_kind(&self, board: usize) -> BoardKind {
         let bit = 1u16 << board;
+        let closed = self.closed & bit != 0;
         if self.won[0] & bit != 0 {
-            BoardKind::Won(Player::X)
+            if closed {
+                BoardKind::Won(Player::X)
+            } else {
+                BoardKind::WonOpen(Player::X)
+            }
         } else if self.won[1] & bit != 0 {
-            BoardKind::Won(Player::O)
-        } else if self.closed & bit != 0 {
+            if closed {
+                BoardKind::Won(Player::O)
+            } else {
+                BoardKind::WonOpen(Player::O)
+            }
+        } else if closed {
             BoardKind::Drawn
         } else if has_free_line(self.local_cells(Player::X, board))
             || has_free_line(self.local_cells(Player::O, board))
@@ -390,6 +457,10 @@ impl Position {
         };
         match kind {
             BoardKind::Won(player) => ZOBRIST.won[player.index()][board],
+            BoardKind::WonOpen(player) => {
+                ZOBRIST.won[player.index()][board]
+                    ^ stone_keys(self.local_occupied(board), &ZOBRIST.occupied)
+            }
             BoardKind::Drawn => ZOBRIST.drawn[board],
             BoardKind::NobodysToWin => stone_keys(self.local_occupied(board), &ZOBRIST.occupied),
             BoardKind::Winnable => {
@@ -406,11 +477,17 @@ impl Position {
         let map_cells = |cells: u128| {
             MoveSet(cells).fold(0u128, |acc, mv| acc | 1u128 << mv.transform(sym).square())
         };
+        let map_boards = |boards: u16| {
+            (0..9)
+                .filter(|b| boards & 1 << b != 0)
+                .fold(0u16, |acc, b| acc | 1 << perm[b])
+        };
         Position::from_cells(
-            map_cells(self.cells[0]),
-            map_cells(self.cells[1]),
+            [map_cells(self.cells[0]), map_cells(self.cells[1])],
+            [map_boards(self.won[0]), map_boards(self.won[1])],
             self.side,
             self.target_board().map(|b| perm[b] as usize),
+            self.rules(),
         )
     }
 

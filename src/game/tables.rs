@@ -167,8 +167,12 @@ pub struct ZobristKeys {
     pub won: [[u64; 9]; 2],
     /// `drawn[board]`: the board is full without a line, whatever its cells.
     pub drawn: [u64; 9],
-    /// `occupied[square]`: a stone of either player in a board that nobody can win.
+    /// `occupied[square]`: a stone of either player in a board that nobody can win (or that
+    /// is won and still open).
     pub occupied: [u64; 81],
+    /// `rules[index]`: the rule set (zero for the common rules, whose hashes it leaves as they
+    /// were).
+    pub rules: [u64; 3],
 }
 
 /// `N` keys drawn in turn from the splitmix64 stream at `state`, which moves past them.
@@ -194,6 +198,10 @@ const fn build_zobrist() -> ZobristKeys {
         won: [draw_keys(&mut state), draw_keys(&mut state)],
         drawn: draw_keys(&mut state),
         occupied: draw_keys(&mut state),
+        rules: {
+            let keys: [u64; 2] = draw_keys(&mut state);
+            [0, keys[0], keys[1]]
+        },
     }
 }
 
@@ -304,6 +312,7 @@ mod tests {
         let mut all: Vec<u64> = ZOBRIST.cell.iter().flatten().copied().collect();
         all.push(ZOBRIST.o_to_move);
         all.extend_from_slice(&ZOBRIST.target);
+        all.extend_from_slice(&ZOBRIST.rules[1..]);
         let n = all.len();
         all.sort_unstable();
         all.dedup();

@@ -1,6 +1,7 @@
 //! An independent, deliberately simple exhaustive solver: the oracle every engine is checked
 //! against. It shares no code with the crate: its own notation reader, a plain array board and
 //! exhaustive negamax over the three outcomes with a memo of exact values. Clarity, not speed.
+//! It plays every rule set ([`OracleRules`]), each written out from its statement.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -39,10 +40,43 @@ pub enum Mark {
     Drawn,
 }
 
-/// A plain board: `cells[board][cell]`, the state of each local board, side to move, target.
+/// The rule sets, as their statements go.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OracleRules {
+    /// A board won or full is closed; sent to a closed board, play in any open board; every
+    /// board closed without a line of won boards: a draw.
+    Common,
+    /// A won board stays open (keeping its first winner) until full; only a full board is
+    /// closed.
+    WonBoardsOpen,
+    /// The common rules, but every board closed without a line: more won boards wins.
+    CodinGame,
+}
+
+impl OracleRules {
+    /// Every rule set.
+    pub const ALL: [OracleRules; 3] = [
+        OracleRules::Common,
+        OracleRules::WonBoardsOpen,
+        OracleRules::CodinGame,
+    ];
+
+    /// The rule set's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            OracleRules::Common => "common",
+            OracleRules::WonBoardsOpen => "open",
+            OracleRules::CodinGame => "codingame",
+        }
+    }
+}
+
+/// A plain board: `cells[board][cell]`, the owner of each local board, side to move, target.
 #[derive(Clone, Debug)]
 pub struct OracleBoard {
+    pub rules: OracleRules,
     pub cells: [[Mark; 9]; 9],
+    /// X or O: won by that player (its first winner); Drawn: full without a winner.
     pub boards: [Mark; 9],
     pub x_to_move: bool,
     /// The board the side to move must play in, if it is open; `None` = any open board.
@@ -66,10 +100,18 @@ fn line_owner(grid: &[Mark; 9], who: Mark) -> bool {
 }
 
 impl OracleBoard {
-    /// Reads the notation `SIDE;BOARDS;CELLS` (assumed valid; only used on test data).
+    /// Reads the notation `SIDE;BOARDS;CELLS` under the common rules (assumed valid; only
+    /// used on test data).
     pub fn parse(text: &str) -> OracleBoard {
+        OracleBoard::parse_under(text, OracleRules::Common)
+    }
+
+    /// Reads the notation under `rules`: when won boards stay open, a board's winner is read
+    /// from its mark (`X`/`x`, `O`/`o`), and `x`/`o` also mark the target.
+    pub fn parse_under(text: &str, rules: OracleRules) -> OracleBoard {
         let parts: Vec<&str> = text.trim().split(';').collect();
         let mut board = OracleBoard {
+            rules,
             cells: [[Mark::Empty; 9]; 9],
             boards: [Mark::Empty; 9],
             x_to_move: parts[0] == "X",
@@ -84,13 +126,31 @@ impl OracleBoard {
                 };
             }
         }
-        for b in 0..9 {
-            board.boards[b] = board.local_state(b);
+        let marks: Vec<char> = parts[1].chars().collect();
+        for (b, &mark) in marks.iter().enumerate() {
+            board.boards[b] = match (rules, mark) {
+                (OracleRules::WonBoardsOpen, 'X' | 'x') => Mark::X,
+                (OracleRules::WonBoardsOpen, 'O' | 'o') => Mark::O,
+                _ => board.local_state(b),
+            };
         }
-        board.target = parts[1].chars().position(|c| c == '@');
+        board.target = marks.iter().position(|&c| matches!(c, '@' | 'x' | 'o'));
         board
     }
 
+    fn full(&self, b: usize) -> bool {
+        self.cells[b].iter().all(|&m| m != Mark::Empty)
+    }
+
+    /// Whether no move may be made in board `b`.
+    fn closed(&self, b: usize) -> bool {
+        match self.rules {
+            OracleRules::WonBoardsOpen => self.full(b),
+            OracleRules::Common | OracleRules::CodinGame => self.boards[b] != Mark::Empty,
+        }
+    }
+
+    /// The owner of board `b` read from its cells alone (a line, else full, else nobody's).
     fn local_state(&self, b: usize) -> Mark {
         if line_owner(&self.cells[b], Mark::X) {
             Mark::X
@@ -109,8 +169,12 @@ impl OracleBoard {
             Some(1)
         } else if line_owner(&self.boards, Mark::O) {
             Some(-1)
-        } else if self.boards.iter().all(|&m| m != Mark::Empty) {
-            Some(0)
+        } else if (0..9).all(|b| self.closed(b)) {
+            let count = |who| self.boards.iter().filter(|&&m| m == who).count() as i32;
+            Some(match self.rules {
+                OracleRules::CodinGame => (count(Mark::X) - count(Mark::O)).signum(),
+                OracleRules::Common | OracleRules::WonBoardsOpen => 0,
+            })
         } else {
             None
         }
@@ -122,8 +186,8 @@ impl OracleBoard {
             return Vec::new();
         }
         let boards: Vec<usize> = match self.target {
-            Some(t) if self.boards[t] == Mark::Empty => vec![t],
-            _ => (0..9).filter(|&b| self.boards[b] == Mark::Empty).collect(),
+            Some(t) if !self.closed(t) => vec![t],
+            _ => (0..9).filter(|&b| !self.closed(b)).collect(),
         };
         let mut out = Vec::new();
         for b in boards {
@@ -139,16 +203,44 @@ impl OracleBoard {
     /// The board after playing `(b, c)`.
     pub fn play(&self, b: usize, c: usize) -> OracleBoard {
         let mut next = self.clone();
-        next.cells[b][c] = if self.x_to_move { Mark::X } else { Mark::O };
-        next.boards[b] = next.local_state(b);
+        let mover = if self.x_to_move { Mark::X } else { Mark::O };
+        next.cells[b][c] = mover;
+        match self.rules {
+            // A won board keeps its first winner; an unwon one is won by a line of the mover,
+            // drawn when full.
+            OracleRules::WonBoardsOpen => {
+                if self.boards[b] == Mark::Empty {
+                    if line_owner(&next.cells[b], mover) {
+                        next.boards[b] = mover;
+                    } else if next.full(b) {
+                        next.boards[b] = Mark::Drawn;
+                    }
+                }
+            }
+            OracleRules::Common | OracleRules::CodinGame => next.boards[b] = next.local_state(b),
+        }
         next.x_to_move = !self.x_to_move;
-        next.target = (next.boards[c] == Mark::Empty).then_some(c);
+        next.target = (!next.closed(c)).then_some(c);
         next
     }
 }
 
-/// A compact key for the memo: two bits per cell, the side to move and the target board.
-fn memo_key(board: &OracleBoard) -> (u128, u64, u8) {
+impl OracleBoard {
+    /// Leaves at exactly `depth` plies below this board (a finished game has no moves).
+    pub fn perft(&self, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        self.moves()
+            .into_iter()
+            .map(|(b, c)| self.play(b, c).perft(depth - 1))
+            .sum()
+    }
+}
+
+/// A compact key for the memo: two bits per cell, the side to move and the target board, and
+/// the boards' owners (when won boards stay open, the cells do not tell who won first).
+fn memo_key(board: &OracleBoard) -> (u128, u64, u8, u32) {
     let mut low = 0u128;
     let mut high = 0u64;
     for b in 0..9 {
@@ -167,13 +259,22 @@ fn memo_key(board: &OracleBoard) -> (u128, u64, u8) {
         }
     }
     let target = board.target.map_or(9, |t| t as u8);
-    (low, high, target * 2 + u8::from(board.x_to_move))
+    let owners = board.boards.iter().fold(0u32, |key, mark| {
+        key * 4
+            + match mark {
+                Mark::Empty => 0,
+                Mark::X => 1,
+                Mark::O => 2,
+                Mark::Drawn => 3,
+            }
+    });
+    (low, high, target * 2 + u8::from(board.x_to_move), owners)
 }
 
 /// What the memo knows about a position's value: bounds for the side to move. Alpha-beta
 /// returns a value that is exact only inside the window it was given, so the memo keeps a
 /// lower and an upper bound (-1..=1) instead of a single value.
-type Memo = HashMap<(u128, u64, u8), (i8, i8), BuildHasherDefault<MixHasher>>;
+type Memo = HashMap<(u128, u64, u8, u32), (i8, i8), BuildHasherDefault<MixHasher>>;
 
 /// Entries after which the memo is emptied, so a hard position cannot exhaust memory when
 /// tests run several oracles at once (about 60 bytes each: a few hundred MB at most).
@@ -231,9 +332,14 @@ fn negamax(board: &OracleBoard, mut alpha: i32, mut beta: i32, memo: &mut Memo) 
     best
 }
 
-/// The game value of a position in notation: `"X"`, `"O"` or `"draw"`.
+/// The game value of a position in notation under the common rules: `"X"`, `"O"` or `"draw"`.
 pub fn oracle_value(notation: &str) -> &'static str {
-    let board = OracleBoard::parse(notation);
+    oracle_value_under(notation, OracleRules::Common)
+}
+
+/// The game value of a position in notation under `rules`.
+pub fn oracle_value_under(notation: &str, rules: OracleRules) -> &'static str {
+    let board = OracleBoard::parse_under(notation, rules);
     let value = negamax(&board, -1, 1, &mut Memo::default());
     let x_value = if board.x_to_move { value } else { -value };
     match x_value {
