@@ -7,10 +7,11 @@
 //! closed boards, and the stones of open boards that nobody can win among their occupied
 //! cells. Every rearrangement that is a valid position with the same essential hash must
 //! have the same oracle value; each test counts the pairs it checked, so that it cannot pass
-//! by checking nothing.
+//! by checking nothing. When won boards stay open, a won board that is not full is hashed by
+//! its winner and occupied cells: its stones are rearranged too, under that rule set.
 mod common;
-use common::oracle::{oracle_value, LINES};
-use uttt::game::{format_position, parse_position, Position, Rng};
+use common::oracle::{oracle_value_under, OracleRules, LINES};
+use uttt::game::{format_position, parse_position, parse_position_under, Position, Rng, Rules};
 
 /// A board's nine cells and the stones in them, as the notation writes them.
 type Board = [char; 9];
@@ -50,6 +51,15 @@ impl Parts {
             .collect();
         let cells: Vec<String> = self.boards.iter().map(|b| b.iter().collect()).collect();
         parse_position(&format!("{};{marks};{}", self.side, cells.join("/"))).ok()
+    }
+
+    /// The notation with the board marks as they are (when won boards stay open a mark names
+    /// a board's first winner, which the cells do not tell), read under `rules`; `None` when
+    /// the parser refuses it.
+    fn position_under(&self, rules: Rules) -> Option<Position> {
+        let marks: String = self.marks.iter().collect();
+        let cells: Vec<String> = self.boards.iter().map(|b| b.iter().collect()).collect();
+        parse_position_under(&format!("{};{marks};{}", self.side, cells.join("/")), rules).ok()
     }
 }
 
@@ -125,24 +135,32 @@ fn dead_boards_rearranged(original: &Parts, rng: &mut Rng) -> Parts {
     }
 }
 
-/// For each position, up to `tries` rearrangements by `rearrange`: every one that is another
-/// valid position with the same essential hash must have the same legal moves, the same
-/// essential hash after each of them, and the same oracle value. Returns how many such pairs
-/// were checked.
+/// For each position (under `rules`), up to `tries` rearrangements by `rearrange`: every one
+/// that is another valid position with the same essential hash must have the same legal
+/// moves, the same essential hash after each of them, and the same oracle value. Returns how
+/// many such pairs were checked.
 fn check_pairs(
     originals: &[String],
+    rules: OracleRules,
     tries: usize,
     rearrange: impl Fn(&Parts, &mut Rng) -> Parts + Sync,
 ) -> usize {
+    let crate_rules = Rules::from_name(rules.name()).unwrap();
     let checked = std::sync::atomic::AtomicUsize::new(0);
     common::parallel_rows(originals, |text| {
-        let pos = parse_position(text).unwrap();
+        let pos = parse_position_under(text, crate_rules).unwrap();
         let parts = Parts::of(&pos);
         let mut rng = Rng::new(pos.hash());
         let mut seen = vec![pos];
         let mut value = None;
         for _ in 0..tries {
-            let Some(other) = rearrange(&parts, &mut rng).position() else {
+            let rearranged = rearrange(&parts, &mut rng);
+            let other = if crate_rules.won_boards_close() {
+                rearranged.position()
+            } else {
+                rearranged.position_under(crate_rules)
+            };
+            let Some(other) = other else {
                 continue;
             };
             if seen.contains(&other) || other.hash() != pos.hash() {
@@ -154,10 +172,10 @@ fn check_pairs(
             for mv in pos.legal_moves() {
                 assert_eq!(other.play(mv).hash(), pos.play(mv).hash(), "{text} {mv}");
             }
-            let value = *value.get_or_insert_with(|| oracle_value(text));
+            let value = *value.get_or_insert_with(|| oracle_value_under(text, rules));
             let other_text = format_position(&other);
             assert_eq!(
-                oracle_value(&other_text),
+                oracle_value_under(&other_text, rules),
                 value,
                 "same essential hash, different values: {text} and {other_text}"
             );
@@ -170,14 +188,26 @@ fn check_pairs(
 /// Positions of seeded random playouts of 56–66 plies (where the oracle is quick) that are
 /// still in play and meet `wanted`, `count` of them.
 fn late_positions(count: usize, seed: u64, wanted: impl Fn(&Parts) -> bool) -> Vec<String> {
+    late_positions_under(Rules::Common, 56, count, seed, wanted)
+}
+
+/// [`late_positions`] under `rules`, of `first` to `first + 10` plies.
+fn late_positions_under(
+    rules: Rules,
+    first: usize,
+    count: usize,
+    seed: u64,
+    wanted: impl Fn(&Parts) -> bool,
+) -> Vec<String> {
     let mut rng = Rng::new(seed);
     let mut out = Vec::new();
+    let start = Position::start_under(rules);
     while out.len() < count {
-        let plies = 56 + rng.below(11);
+        let plies = first + rng.below(11);
         let pos = rng
-            .playout(&Position::start(), plies)
+            .playout(&start, plies)
             .into_iter()
-            .fold(Position::start(), |p, m| p.play(m));
+            .fold(start, |p, m| p.play(m));
         if !pos.is_over() && wanted(&Parts::of(&pos)) {
             out.push(format_position(&pos));
         }
@@ -188,7 +218,12 @@ fn late_positions(count: usize, seed: u64, wanted: impl Fn(&Parts) -> bool) -> V
 #[test]
 fn rearranged_closed_boards_keep_the_hash_and_the_value() {
     let originals = late_positions(3_000, 4242, |_| true);
-    let checked = check_pairs(&originals, 20, closed_boards_rearranged);
+    let checked = check_pairs(
+        &originals,
+        OracleRules::Common,
+        20,
+        closed_boards_rearranged,
+    );
     println!("{checked} pairs");
     assert!(checked >= 10_000, "only {checked} pairs");
 }
@@ -202,9 +237,46 @@ fn rearranged_boards_nobody_can_win_keep_the_hash_and_the_value() {
             .any(|b| board_mark(b) == '.' && nobody_can_win(b) && b.contains(&'.'))
     };
     let originals = late_positions(1_000, 4343, has_dead_board);
-    let checked = check_pairs(&originals, 20, dead_boards_rearranged);
+    let checked = check_pairs(&originals, OracleRules::Common, 20, dead_boards_rearranged);
     println!("{checked} pairs");
     assert!(checked >= 500, "only {checked} pairs");
+}
+
+/// A copy of `original` in which the stones of every won board (its mark kept) and of every
+/// full board are shuffled among its occupied cells, each with probability 1/2.
+fn won_and_full_boards_rearranged(original: &Parts, rng: &mut Rng) -> Parts {
+    let mut boards = original.boards.clone();
+    for (board, mark) in boards.iter_mut().zip(&original.marks) {
+        let full = !board.contains(&'.');
+        if ("XOxo".contains(*mark) || full) && rng.below(2) == 0 {
+            let occupied: Vec<usize> = (0..9).filter(|&c| board[c] != '.').collect();
+            let mut stones: Vec<char> = occupied.iter().map(|&c| board[c]).collect();
+            shuffle(&mut stones, rng);
+            for (&cell, &stone) in occupied.iter().zip(&stones) {
+                board[cell] = stone;
+            }
+        }
+    }
+    Parts {
+        boards,
+        ..original.clone()
+    }
+}
+
+#[test]
+fn with_won_boards_open_rearranged_won_boards_keep_the_hash_and_the_value() {
+    let has_won_open_board = |parts: &Parts| {
+        (0..9).any(|b| "XOxo".contains(parts.marks[b]) && parts.boards[b].contains(&'.'))
+    };
+    let originals = late_positions_under(Rules::WonBoardsOpen, 62, 1_000, 4545, has_won_open_board);
+    let checked = check_pairs(
+        &originals,
+        OracleRules::WonBoardsOpen,
+        20,
+        won_and_full_boards_rearranged,
+    );
+    println!("{checked} pairs");
+    assert!(checked >= 2_000, "only {checked} pairs");
 }
 
 /// What the hash keeps apart stays apart: giving a closed board the other winner, or swapping

@@ -11,13 +11,24 @@
 //!   winning).
 //! * **Dead attacker**: if no line of the big board can still become all the attacker's (every
 //!   line holds a board won by the opponent, drawn, or with every local line blocked by an
-//!   opponent stone), the attacker can never win.
+//!   opponent stone), the attacker can never win. Not under CodinGame's rules, where a game
+//!   without a line goes to the player with more won boards.
 //! * **Every move loses at once**: if each legal move lets the opponent complete a line of won
 //!   boards on the next move, the opponent wins ([`safe_moves`] is empty).
 //! * **Win in two**: a safe move after which every reply lets the side to move win at once
 //!   ([`win_in_two`]).
 //! * **Moves that lose at once are never searched**: with at least one safe move left, the
 //!   others cannot change the node's value ([`safe_moves`]).
+//!
+//! Rule sets: every rule holds under each rule set ([`crate::game::Rules`]) except the dead
+//! attacker, which is off under CodinGame's rules. Each proof below is written for the common
+//! rules and says what changes when won boards stay open: a board is then won by its first
+//! line only (a line in a board already won adds nothing), stays open until full, and closes
+//! only when full. CodinGame's rules change only the outcome of a game that ends with every
+//! board closed and no line, which no rule but the dead attacker reasons about: the others
+//! reason about lines of won boards completed on the next move or two, and count a move that
+//! ends the game without such a line as ending it without the opponent's immediate win, which
+//! holds whoever the board count favours.
 
 use super::numbers::Numbers;
 use crate::game::tables::{completing_indices, has_line, lines_within, FULL_MASK};
@@ -90,7 +101,7 @@ pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
     }
     let winnable = pos.winnable_boards_of_both();
     let attacker_lines = lines_within(winnable[attacker.index()]);
-    if attacker_lines == 0 {
+    if attacker_lines == 0 && !pos.rules().board_count_decides() {
         return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
     let threats = winning_boards(pos, me.opponent());
@@ -118,14 +129,17 @@ pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
     })
 }
 
-/// The open boards in which `player` would win the game with one move if it were to move
-/// there: boards that complete a line of its won boards and hold an empty cell completing a
-/// local line of its stones.
+/// The open boards in which `player` would win the game with one move by a line of won boards
+/// if it were to move there: boards nobody has won that complete a line of its won boards and
+/// hold an empty cell completing a local line of its stones.
 ///
 /// Playing that cell wins the local board (three of its stones in a line), which adds the
-/// board to its won boards and so completes the big line; nothing else can.
+/// board to its won boards and so completes the big line; nothing else can. (When won boards
+/// stay open, a line in a board already won adds no won board: such boards are left out.
+/// Under the other rule sets every won board is closed, so leaving them out changes nothing.)
 pub fn winning_boards(pos: &Position, player: Player) -> u16 {
-    let open = FULL_MASK & !pos.closed_boards();
+    let owned = pos.won_boards(Player::X) | pos.won_boards(Player::O);
+    let open = FULL_MASK & !pos.closed_boards() & !owned;
     let mut candidates = completing_indices(pos.won_boards(player)) & open;
     let mut boards = 0;
     while candidates != 0 {
@@ -169,18 +183,21 @@ pub fn immediate_win(pos: &Position) -> Option<Move> {
     Some(Move::new(board, cell))
 }
 
-/// The legal moves after which the opponent cannot win the game with its next move.
+/// The legal moves after which the opponent cannot win the game with its next move by a line
+/// of won boards (under CodinGame's rules a move may also end the game with a win on board
+/// count: such a move counts as safe here, and is searched).
 ///
 /// Proof that a move `m` in cell `c` of board `B` is classified exactly: the move changes only
 /// board `B` (one more stone of the mover; `B` may become won by the mover or full, and then
 /// closed). If it completes the mover's big line, or closes the last open board, the game ends
 /// without an opponent win: safe. Otherwise the opponent wins at once iff it may play in one of
 /// its winning boards after the move (see [`winning_boards`]). Those are the winning boards
-/// before the move, except that `B` drops out if it closed or if `c` was the opponent's only
-/// winning cell in it; no board is added, since the opponent's stones and won boards are
-/// unchanged and empty cells only become fewer. The opponent is sent to board `c`, or may play
-/// in every open board when `c` is closed after the move (which includes `c = B` when `B`
-/// just closed).
+/// before the move, except that `B` drops out if it closed, if the mover won it, or if `c` was
+/// the opponent's only winning cell in it; no board is added, since the opponent's stones and
+/// won boards are unchanged and empty cells only become fewer. The opponent is sent to board
+/// `c`, or may play in every open board when `c` is closed after the move (which includes
+/// `c = B` when `B` just closed). When won boards stay open, the move wins `B` only if nobody
+/// had won it, and `B` closes only when full; the rest of the proof is unchanged.
 pub fn safe_moves(pos: &Position) -> MoveSet {
     let (legal, threats) = legal_moves_and_threats(pos);
     safe_among(pos, legal, threats)
@@ -266,18 +283,21 @@ fn hands_over_a_win(pos: &Position, mv: Move, threats: u16) -> bool {
     let board_bit = 1u16 << board;
     let mine = pos.local_cells(me, board) | 1 << cell;
     let occupied = pos.local_occupied(board) | 1 << cell;
-    let wins_board = has_line(mine);
+    let owned = pos.won_boards(Player::X) | pos.won_boards(Player::O);
+    let wins_board = owned & board_bit == 0 && has_line(mine);
     if wins_board && has_line(pos.won_boards(me) | board_bit) {
         return false;
     }
-    let closes = wins_board || occupied == FULL_MASK;
+    let closes = (wins_board && pos.rules().won_boards_close()) || occupied == FULL_MASK;
     let closed = pos.closed_boards() | if closes { board_bit } else { 0 };
     if closed == FULL_MASK {
         return false;
     }
     let mut threats_after = threats;
     let opponent_cells = pos.local_cells(me.opponent(), board);
-    if threats & board_bit != 0 && (closes || winning_cells(opponent_cells, occupied) == 0) {
+    if threats & board_bit != 0
+        && (closes || wins_board || winning_cells(opponent_cells, occupied) == 0)
+    {
         threats_after &= !board_bit;
     }
     if closed & (1 << cell) != 0 {
@@ -324,9 +344,10 @@ pub fn win_in_two_returns(pos: &Position) -> u16 {
 /// [`win_in_two`]), judged by masks without playing it; `returns` is
 /// [`win_in_two_returns`] of `pos`.
 ///
-/// Proof. Let `mv` be in cell `c` of board `B`, and suppose it does not win `B` (otherwise
-/// the side to move has a new won board, which can create winning boards anywhere: no
-/// judgement, true). The opponent then replies in a board `b'` it may play in after `mv`
+/// Proof. Let `mv` be in cell `c` of board `B`, and suppose it makes no line of the side to
+/// move in `B` (otherwise it may win `B`, and a new won board can create winning boards
+/// anywhere: no judgement, true; when won boards stay open, a line in a board already won
+/// wins nothing, and judging it too is merely cautious). The opponent then replies in a board `b'` it may play in after `mv`
 /// (board `c` if that is open, else any open board), in any empty cell `c'`, and the reply
 /// sends the side to move to board `c'`. Take a `c'` other than `b'` and `B` (those boards
 /// changed). Neither `mv` nor the reply touches board `c'`, and neither adds a won board of

@@ -143,7 +143,7 @@ impl OracleBoard {
     }
 
     /// Whether no move may be made in board `b`.
-    fn closed(&self, b: usize) -> bool {
+    pub fn closed(&self, b: usize) -> bool {
         match self.rules {
             OracleRules::WonBoardsOpen => self.full(b),
             OracleRules::Common | OracleRules::CodinGame => self.boards[b] != Mark::Empty,
@@ -226,6 +226,12 @@ impl OracleBoard {
 }
 
 impl OracleBoard {
+    /// Whether X (`x` true) or O has three won boards in a line: a win under every rule set
+    /// (CodinGame's rules also give a game without a line to the player with more won boards).
+    pub fn has_board_line(&self, x: bool) -> bool {
+        line_owner(&self.boards, if x { Mark::X } else { Mark::O })
+    }
+
     /// Leaves at exactly `depth` plies below this board (a finished game has no moves).
     pub fn perft(&self, depth: u32) -> u64 {
         if depth == 0 {
