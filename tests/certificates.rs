@@ -1,12 +1,15 @@
 //! Proof certificates: written from solves, checked by the independent verifier, and refused
 //! when tampered with.
 mod common;
+use common::oracle::{oracle_value_under, OracleRules};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use uttt::certificate::{
     leaf, read_blocks, verify_block, verify_blocks, write_block, Block, Claim, ClaimKind, Failure,
 };
 use uttt::db::key::canonical;
-use uttt::game::{format_position, parse_position, Outcome, Player, Position};
+use uttt::game::{
+    format_position, parse_position, parse_position_under, Outcome, Player, Position, Rules,
+};
 use uttt::search::{Engine, SolveOptions};
 use uttt::services::{certify, Solver, Verdict};
 use uttt::table::Table;
@@ -116,6 +119,39 @@ fn certificates_of_random_positions_prove_the_oracle_value_with_every_engine_and
     }
 }
 
+#[test]
+fn certificates_under_the_other_rule_sets_name_them_and_prove_the_oracle_value() {
+    for (rules, first_ply) in [
+        (OracleRules::WonBoardsOpen, 58),
+        (OracleRules::CodinGame, 50),
+    ] {
+        let crate_rules = Rules::from_name(rules.name()).unwrap();
+        let positions = common::playout_positions_under(crate_rules, first_ply, 40, 2028);
+        let values = std::sync::Mutex::new(std::collections::BTreeSet::new());
+        common::parallel_rows(&positions, |p| {
+            let pos = parse_position_under(p, crate_rules).unwrap();
+            let expected = oracle_value_under(p, rules);
+            for table_bytes in [16 << 20, 64 << 10] {
+                let (_, blocks, _) = certify_with(&pos, &dfpn(), table_bytes);
+                let bytes = file_bytes(&blocks);
+                let header = format!("uttt-certificate 3\nrules {}\nclaim ", rules.name());
+                assert!(bytes.starts_with(header.as_bytes()), "{p}");
+                let value = proven_value(&bytes).unwrap_or_else(|e| panic!("{p}: {e}"));
+                assert_eq!(value, expected, "{rules:?}: {p} {table_bytes}");
+                // Read back, each block is under the rule set its file names.
+                let read = read_blocks(&mut &bytes[..]).unwrap();
+                assert!(read.iter().all(|b| b.position.rules() == crate_rules));
+            }
+            values.lock().unwrap().insert(expected);
+        });
+        assert_eq!(
+            values.into_inner().unwrap().len(),
+            3,
+            "{rules:?}: X, O and draw"
+        );
+    }
+}
+
 /// A position of 190,000 nodes whose proof cannot stay in a 64 KiB table: the writer must
 /// solve lost children again, and the certificate still verifies.
 #[test]
@@ -216,12 +252,26 @@ fn claim_true(claim: Claim, value: &str) -> bool {
 /// that fails it is a finished game where it is false. Every rule must fire many times.
 #[test]
 fn leaves_meet_claims_exactly_when_the_oracle_says_so() {
+    for (rules, first_ply) in [
+        (OracleRules::Common, 45),
+        (OracleRules::WonBoardsOpen, 54),
+        (OracleRules::CodinGame, 45),
+    ] {
+        leaves_under(rules, first_ply);
+    }
+}
+
+/// [`leaves_meet_claims_exactly_when_the_oracle_says_so`] under `rules`, on 6,000 positions of
+/// `first_ply` to `first_ply + 29` plies.
+fn leaves_under(rules: OracleRules, first_ply: usize) {
+    let crate_rules = Rules::from_name(rules.name()).unwrap();
     let mut rng = uttt::game::Rng::new(77);
     let mut positions = Vec::new();
+    let start = Position::start_under(crate_rules);
     while positions.len() < 6_000 {
-        let plies = 45 + rng.below(30);
-        let moves = rng.playout(&Position::start(), plies);
-        positions.push(moves.iter().fold(Position::start(), |p, &m| p.play(m)));
+        let plies = first_ply + rng.below(30);
+        let moves = rng.playout(&start, plies);
+        positions.push(moves.iter().fold(start, |p, &m| p.play(m)));
     }
     let claims: Vec<Claim> = [Player::X, Player::O]
         .into_iter()
@@ -235,8 +285,8 @@ fn leaves_meet_claims_exactly_when_the_oracle_says_so() {
                 continue;
             };
             let value =
-                *value.get_or_insert_with(|| common::oracle::oracle_value(&format_position(pos)));
-            assert_eq!(meets, claim_true(claim, value), "{pos} {claim}");
+                *value.get_or_insert_with(|| oracle_value_under(&format_position(pos), rules));
+            assert_eq!(meets, claim_true(claim, value), "{rules:?}: {pos} {claim}");
             let rule = if !meets {
                 3
             } else if pos.is_over() {
@@ -254,7 +304,16 @@ fn leaves_meet_claims_exactly_when_the_oracle_says_so() {
         }
     });
     let fired = fired.into_inner().unwrap();
-    assert!(fired.iter().all(|&n| n > 50), "{fired:?}");
+    if rules == OracleRules::CodinGame {
+        // The dead-opponent leaf is off: a game without a line goes by the board count.
+        assert_eq!(fired[2], 0, "{fired:?}");
+        assert!(
+            [0, 1, 3].iter().all(|&i| fired[i] > 50),
+            "{rules:?}: {fired:?}"
+        );
+    } else {
+        assert!(fired.iter().all(|&n| n > 50), "{rules:?}: {fired:?}");
+    }
 }
 
 // ---- Version 2: a campaign's certificate, whose top block refers to later blocks ----

@@ -49,7 +49,7 @@ fn reviewed(moves: &[Move], options: &SolveOptions, table_bytes: u64) -> Review 
     let limits = ReviewLimits {
         unknowns_in_a_row: Some(2),
     };
-    let review = review(moves, &mut solver, limits, |event| {
+    let review = review(&Position::start(), moves, &mut solver, limits, |event| {
         if let ReviewEvent::Solved { ply, .. } = event {
             solved.push(ply);
         }
@@ -267,7 +267,7 @@ fn a_review_with_no_stop_rule_walks_to_the_start() {
     let limits = ReviewLimits {
         unknowns_in_a_row: None,
     };
-    let review = review(game, &mut solver, limits, |_| {});
+    let review = review(&Position::start(), game, &mut solver, limits, |_| {});
     assert_eq!(review.end, WalkEnd::Start);
     assert!(review.plies.iter().all(|p| p.reviewed));
     assert_eq!(review.plies.len(), game.len() + 1);
@@ -288,7 +288,7 @@ fn a_stopped_solver_ends_the_walk_at_once() {
     let limits = ReviewLimits {
         unknowns_in_a_row: Some(2),
     };
-    let review = review(game, &mut solver, limits, |_| {});
+    let review = review(&Position::start(), game, &mut solver, limits, |_| {});
     assert_eq!(review.end, WalkEnd::Stopped);
     assert_eq!(review.positions_reviewed(), 1, "only the final position");
 }

@@ -2,7 +2,8 @@
 //! the oracle on seeded random playouts; with a normal table and with a tiny one that forces
 //! replacement.
 mod common;
-use uttt::game::{format_position, parse_position, Move, Position};
+use common::oracle::{oracle_value_under, OracleRules};
+use uttt::game::{format_position, parse_position, parse_position_under, Move, Position, Rules};
 use uttt::search::workers::private::with_private_tables;
 use uttt::search::{Engine, SolveOptions};
 use uttt::services::{SolveReport, SolveValue, Solver, Verdict};
@@ -43,7 +44,24 @@ fn solver_value(
     table_bytes: u64,
     check_move: bool,
 ) -> String {
-    solved_value(notation, table_bytes, check_move, |pos, table| {
+    solver_value_under(
+        OracleRules::Common,
+        notation,
+        options,
+        table_bytes,
+        check_move,
+    )
+}
+
+/// [`solver_value`] of a position under `rules`.
+fn solver_value_under(
+    rules: OracleRules,
+    notation: &str,
+    options: &SolveOptions,
+    table_bytes: u64,
+    check_move: bool,
+) -> String {
+    solved_value(rules, notation, table_bytes, check_move, |pos, table| {
         Solver::new(options, table).solve(pos)
     })
 }
@@ -57,9 +75,15 @@ fn private_tables_value(
     table_bytes: u64,
     check_move: bool,
 ) -> String {
-    solved_value(notation, table_bytes, check_move, |pos, table| {
-        private_tables_solve(pos, &SolveOptions::default(), workers, table_bytes, table)
-    })
+    solved_value(
+        OracleRules::Common,
+        notation,
+        table_bytes,
+        check_move,
+        |pos, table| {
+            private_tables_solve(pos, &SolveOptions::default(), workers, table_bytes, table)
+        },
+    )
 }
 
 /// Solves `pos` with `options` (made PN-DFPN with small jobs) on `workers` workers with tables
@@ -86,23 +110,29 @@ fn private_tables_solve(
     })
 }
 
-/// The value `solve` finds for `notation` with a table of `table_bytes`, in the reference-file
-/// form; with `check_move`, the best move is also checked with the oracle.
+/// The value `solve` finds for `notation` (under `rules`) with a table of `table_bytes`, in the
+/// reference-file form; with `check_move`, the best move is also checked with the oracle.
 fn solved_value(
+    rules: OracleRules,
     notation: &str,
     table_bytes: u64,
     check_move: bool,
     solve: impl FnOnce(&Position, &Table) -> SolveReport,
 ) -> String {
-    let pos = parse_position(notation).unwrap();
+    let pos = parse_position_under(notation, crate_rules(rules)).unwrap();
     let table = Table::new(table_bytes).unwrap();
     let report = solve(&pos, &table);
     assert_ne!(report.value(), SolveValue::Unknown, "{notation}");
     let result = reference_form(report.verdict);
     if check_move {
-        check_best_move(&pos, report.best_move, &result);
+        check_best_move(rules, &pos, report.best_move, &result);
     }
     result
+}
+
+/// The crate's name for an oracle rule set.
+fn crate_rules(rules: OracleRules) -> Rules {
+    Rules::from_name(rules.name()).unwrap()
 }
 
 /// A verdict as the reference files write values: `X`, `O`, `draw` (else `unknown`).
@@ -116,7 +146,7 @@ fn reference_form(verdict: Verdict) -> String {
 
 /// The best move must be legal, and after it the position must keep the claimed value
 /// (checked by the oracle, which is independent of the solver).
-fn check_best_move(pos: &Position, best: Option<Move>, result: &str) {
+fn check_best_move(rules: OracleRules, pos: &Position, best: Option<Move>, result: &str) {
     if pos.is_over() {
         assert!(best.is_none());
         return;
@@ -125,7 +155,7 @@ fn check_best_move(pos: &Position, best: Option<Move>, result: &str) {
     assert!(pos.is_legal(best), "{pos} {best}");
     let after = pos.play(best);
     let side = pos.side_to_move();
-    let keeps = common::oracle::oracle_value(&format_position(&after));
+    let keeps = oracle_value_under(&format_position(&after), rules);
     match result {
         "draw" => assert_eq!(keeps, "draw", "{pos} {best}"),
         r if r == side.letter().to_string() => assert_eq!(keeps, r, "{pos} {best}"),
@@ -176,6 +206,32 @@ fn every_engine_matches_the_oracle_on_random_playouts() {
             );
         }
     });
+}
+
+#[test]
+fn every_engine_matches_the_oracle_under_the_other_rule_sets() {
+    let engines = engines();
+    for (rules, first_ply) in [
+        (OracleRules::WonBoardsOpen, 58),
+        (OracleRules::CodinGame, 50),
+    ] {
+        let positions = common::playout_positions_under(crate_rules(rules), first_ply, 150, 2027);
+        common::parallel_rows(&positions, |p| {
+            let expected = oracle_value_under(p, rules);
+            for (i, options) in engines.iter().enumerate() {
+                assert_eq!(
+                    solver_value_under(rules, p, options, 16 << 20, i == 0),
+                    expected,
+                    "{rules:?}: {p} {options:?}"
+                );
+                assert_eq!(
+                    solver_value_under(rules, p, options, 64 << 10, i == 2),
+                    expected,
+                    "{rules:?}, tiny table: {p} {options:?}"
+                );
+            }
+        });
+    }
 }
 
 #[test]
@@ -430,7 +486,7 @@ fn every_engine_with_a_database_agrees_with_the_oracle_from_any_image() {
             // Positions the rules settle without a search never reach the database.
             if again.database.as_ref().unwrap().answered {
                 assert_eq!(again.nodes, 0);
-                check_best_move(&image, again.best_move, expected);
+                check_best_move(OracleRules::Common, &image, again.best_move, expected);
                 answered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
         }
@@ -510,7 +566,7 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
                 "{p}: {threads} threads, table {table_bytes}, snapshot {carried}, {runs} runs"
             );
             assert_eq!(reference_form(report.verdict), expected, "{context}");
-            check_best_move(&pos, report.best_move, expected);
+            check_best_move(OracleRules::Common, &pos, report.best_move, expected);
             let image = pos.transform(5);
             let table = Table::new(1 << 20).unwrap();
             let again = Solver::new(&options, &table)
@@ -518,7 +574,7 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
                 .as_campaign()
                 .solve(&image);
             assert_eq!(reference_form(again.verdict), expected, "image: {context}");
-            check_best_move(&image, again.best_move, expected);
+            check_best_move(OracleRules::Common, &image, again.best_move, expected);
         }
     });
     let resumed = resumed.into_inner();
@@ -568,7 +624,7 @@ fn leaves_answered_by_the_database_give_the_oracle_value() {
             .with_database(&database, policy)
             .solve(&pos);
         assert_eq!(reference_form(report.verdict), expected, "{p}");
-        check_best_move(&pos, report.best_move, expected);
+        check_best_move(OracleRules::Common, &pos, report.best_move, expected);
         let used = report.database.unwrap();
         leaves.fetch_add(used.leaves, std::sync::atomic::Ordering::Relaxed);
     });
@@ -605,15 +661,16 @@ fn asking_the_other_player_first_gives_the_oracles_value_and_a_move_that_keeps_i
                 ..SolveOptions::default()
             };
             for table_bytes in [16 << 20, 64 << 10] {
-                let value = solved_value(p, table_bytes, true, |pos, table| {
-                    Solver::new(&options, table).solve(pos)
-                });
+                let value =
+                    solved_value(OracleRules::Common, p, table_bytes, true, |pos, table| {
+                        Solver::new(&options, table).solve(pos)
+                    });
                 assert_eq!(value, expected, "{p} {engine:?} {table_bytes}");
             }
             // Searched and stored (by the first engine), then answered from the database with
             // the best move stored beside the answer it belongs to.
             let mut answered = false;
-            let value = solved_value(p, 16 << 20, true, |pos, table| {
+            let value = solved_value(OracleRules::Common, p, 16 << 20, true, |pos, table| {
                 let report = Solver::new(&options, table)
                     .with_database(&database, policy)
                     .solve(pos);

@@ -1,6 +1,6 @@
 //! Reading and writing certificate blocks.
 
-use crate::game::{parse_position, Player, Position};
+use crate::game::{parse_position_under, Player, Position, Rules};
 use std::fmt;
 use std::io::{BufRead, Read, Write};
 
@@ -37,7 +37,9 @@ impl fmt::Display for Claim {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Block {
     /// The format version of its first line: 1, or 2 for a block whose leaves may also be
-    /// the positions of later blocks (see [`crate::certificate`]).
+    /// the positions of later blocks (see [`crate::certificate`]); 3 is version 2 under a rule
+    /// set other than the common rules, which a `rules` line names. [`write_block`] writes
+    /// version 3 for every block whose position is not under the common rules.
     pub version: u8,
     /// The claim.
     pub claim: Claim,
@@ -74,11 +76,21 @@ impl std::error::Error for FormatError {}
 const MAGIC: &str = "uttt-certificate";
 
 /// The versions this build reads and writes.
-pub const VERSIONS: [u8; 2] = [1, 2];
+pub const VERSIONS: [u8; 3] = [1, 2, 3];
 
-/// Writes one block.
+/// The version whose blocks name their rule set.
+const RULES_VERSION: u8 = 3;
+
+/// Writes one block (as version 3, with its `rules` line, when its position is not under the
+/// common rules).
 pub fn write_block(out: &mut impl Write, block: &Block) -> std::io::Result<()> {
-    writeln!(out, "{MAGIC} {}", block.version)?;
+    let rules = block.position.rules();
+    if rules == Rules::Common {
+        writeln!(out, "{MAGIC} {}", block.version)?;
+    } else {
+        writeln!(out, "{MAGIC} {RULES_VERSION}")?;
+        writeln!(out, "rules {rules}")?;
+    }
     writeln!(out, "claim {}", block.claim)?;
     writeln!(out, "position {}", block.position)?;
     writeln!(out, "moves {}", block.moves.len())?;
@@ -108,7 +120,7 @@ pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> 
             .ok_or_else(|| {
                 fail(
                     line,
-                    format!("expected `{MAGIC} 1` or `{MAGIC} 2`, found `{magic}`"),
+                    format!("expected `{MAGIC} 1`, `{MAGIC} 2` or `{MAGIC} 3`, found `{magic}`"),
                 )
             })?;
         let mut field = |name: &str| -> Result<String, FormatError> {
@@ -121,16 +133,30 @@ pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> 
                 .map(str::to_string)
                 .ok_or_else(|| fail(line, format!("expected `{name} ...`, found `{text}`")))
         };
+        let rules_name = if version == RULES_VERSION {
+            Some(field("rules")?)
+        } else {
+            None
+        };
         let claim_text = field("claim")?;
         let position_text = field("position")?;
         let moves_text = field("moves")?;
+        let rules = match rules_name {
+            Some(name) => Rules::from_name(&name).ok_or_else(|| {
+                fail(
+                    line - 3,
+                    format!("unknown rule set `{name}` (common, open or codingame)"),
+                )
+            })?,
+            None => Rules::Common,
+        };
         let claim = parse_claim(&claim_text).ok_or_else(|| {
             fail(
                 line - 2,
                 format!("expected `claim X|O wins|holds`, found `claim {claim_text}`"),
             )
         })?;
-        let position = parse_position(&position_text)
+        let position = parse_position_under(&position_text, rules)
             .map_err(|e| fail(line - 1, format!("bad position: {e}")))?;
         let count: usize = moves_text
             .parse()

@@ -27,6 +27,11 @@
 //!
 //! and no bytes may be left over. See [`leaf`] for the leaves.
 //!
+//! Version 3 (first line `uttt-certificate 3`) is version 2 under another rule set than the
+//! common rules: a line `rules <open|codingame>` follows the first, and the position, every
+//! move and every leaf are read and judged under that rule set (see
+//! [`crate::game::Rules`]). Versions 1 and 2 are the common rules.
+//!
 //! Version 2 (first line `uttt-certificate 2`) adds one leaf rule, checked after those of
 //! [`leaf`]: **4.** P is a leaf that meets the claim if, under one of the 8 symmetries of the
 //! board, P equals the position of a block that comes later in the same file, has the same
@@ -108,8 +113,9 @@ impl Hasher for ZobristHasher {
 /// 1. the game is over: it meets the claim if the prover won, or, for `holds`, if it is drawn;
 /// 2. the prover is to move and has a move that completes a line of won boards: meets it;
 /// 3. for `holds` only: the opponent can no longer complete any line of boards (every line
-///    of the big board holds a board won by the prover or drawn, or an open board in which
-///    every local line holds a prover stone): meets it.
+///    of the big board holds a board won by the prover or drawn, or an open board nobody has
+///    won in which every local line holds a prover stone): meets it. Not under CodinGame's
+///    rules, where a game without a line goes to the player with more won boards.
 pub fn leaf(pos: &Position, claim: Claim) -> Option<bool> {
     let prover = claim.prover;
     match pos.outcome() {
@@ -120,7 +126,10 @@ pub fn leaf(pos: &Position, claim: Claim) -> Option<bool> {
     if pos.side_to_move() == prover && can_win_now(pos, prover) {
         return Some(true);
     }
-    if claim.kind == ClaimKind::Holds && !can_complete_a_line(pos, prover.opponent()) {
+    if claim.kind == ClaimKind::Holds
+        && !pos.rules().board_count_decides()
+        && !can_complete_a_line(pos, prover.opponent())
+    {
         return Some(true);
     }
     None
@@ -141,8 +150,9 @@ fn can_win_now(pos: &Position, player: Player) -> bool {
 }
 
 /// Whether some line of the big board could still be completed by `player`: none of its
-/// boards is won by the other player or drawn, and in each of its open boards some local
-/// line is free of the other player's stones.
+/// boards is won by the other player or drawn, and in each of its other boards some local
+/// line is free of the other player's stones. (A board won by the other player stays so even
+/// when won boards stay open.)
 fn can_complete_a_line(pos: &Position, player: Player) -> bool {
     let other = player.opponent();
     let mine = pos.won_boards(player);
@@ -150,7 +160,7 @@ fn can_complete_a_line(pos: &Position, player: Player) -> bool {
         if mine & (1 << board) != 0 {
             return true;
         }
-        if pos.closed_boards() & (1 << board) != 0 {
+        if (pos.closed_boards() | pos.won_boards(other)) & (1 << board) != 0 {
             return false;
         }
         let blockers = pos.local_cells(other, board);

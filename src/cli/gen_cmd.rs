@@ -27,15 +27,16 @@ pub fn run(args: &GenArgs) -> anyhow::Result<i32> {
     }
     let mut rng = Rng::new(args.seed);
     let plies = args.plies as usize;
+    let start = Position::start_under(args.rules);
     let mut play: Game = match args.player {
-        GenPlayer::Random => Box::new(move |rng| rng.playout(&Position::start(), plies)),
+        GenPlayer::Random => Box::new(move |rng| rng.playout(&start, plies)),
         GenPlayer::Search => {
             let table = Table::new(SEARCH_TABLE_BYTES)?;
             let player = SearchPlayer {
                 nodes_per_move: args.search_nodes.max(1),
                 noise: args.noise,
             };
-            Box::new(move |rng| player.play_game(&Position::start(), plies, &table, rng))
+            Box::new(move |rng| player.play_game(&start, plies, &table, rng))
         }
     };
     let stdout = std::io::stdout();
@@ -44,7 +45,7 @@ pub fn run(args: &GenArgs) -> anyhow::Result<i32> {
         let mut redraws = 0;
         let (pos, moves) = loop {
             let moves = play(&mut rng);
-            let pos = moves.iter().fold(Position::start(), |p, &m| p.play(m));
+            let pos = moves.iter().fold(start, |p, &m| p.play(m));
             if args.allow_finished || (moves.len() == plies && !pos.is_over()) {
                 break (pos, moves);
             }

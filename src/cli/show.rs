@@ -7,7 +7,7 @@ use crate::game::formats::{
     format_codingame, format_uttt_ai_moves, format_uttt_ai_state, uttt_ai_moves_link,
     uttt_ai_state_link,
 };
-use crate::game::{format_moves, format_position, Game, Move, Player};
+use crate::game::{format_moves, format_position, Game, Move, Player, Rules};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -19,12 +19,18 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<i32> {
     } else if let Some(notation) = args.notation {
         in_notation(&game, notation)?
     } else {
-        render_board(
+        let rules = game.position.rules();
+        let board = render_board(
             &game.position,
             use_colour(),
             "* marks a legal move.",
             |_| LEGAL,
-        )
+        );
+        if rules.is_common() {
+            board
+        } else {
+            board + &format!("Rules: {rules}\n")
+        }
     };
     std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
     Ok(EXIT_OK)
@@ -74,8 +80,12 @@ fn game_or_start(moves: &[Move], format: impl Fn(&[Move]) -> String) -> String {
 /// `uttt show --json`.
 #[derive(Serialize)]
 struct ShowJson {
-    /// The position in this project's notation.
+    /// The position in this project's notation (after its rule set's name, when that is not
+    /// the common rules).
     position: String,
+    /// The rule set, when it is not the common rules.
+    #[serde(skip_serializing_if = "Rules::is_common")]
+    rules: Rules,
     to_move: Player,
     /// Whether the game is over (then nobody has a legal move).
     game_over: bool,
@@ -104,7 +114,8 @@ impl ShowJson {
         let pos = &game.position;
         let moves = game.moves.as_deref().filter(|m| !m.is_empty());
         ShowJson {
-            position: format_position(pos),
+            position: pos.to_string(),
+            rules: pos.rules(),
             to_move: pos.side_to_move(),
             game_over: pos.is_over(),
             legal_moves: pos.legal_moves().collect(),

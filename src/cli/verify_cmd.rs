@@ -4,7 +4,7 @@
 use super::args::VerifyArgs;
 use super::{EXIT_CERTIFICATE_FAILED, EXIT_OK};
 use crate::certificate::check_file;
-use crate::game::Position;
+use crate::game::{Position, Rules};
 use serde::Serialize;
 use std::io::Write;
 
@@ -14,6 +14,8 @@ struct BlockJson {
     block: usize,
     claim: String,
     position: Position,
+    #[serde(skip_serializing_if = "Rules::is_common")]
+    rules: Rules,
     verified: bool,
     positions: u64,
     bytes: usize,
@@ -48,6 +50,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<i32> {
                     block: i + 1,
                     claim: b.claim.to_string(),
                     position: b.position,
+                    rules: b.position.rules(),
                     verified: b.result.is_ok(),
                     positions: b.result.as_ref().map_or(0, |v| v.positions),
                     bytes: b.result.as_ref().map_or(0, |v| v.bytes),

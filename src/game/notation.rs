@@ -238,27 +238,36 @@ pub fn parse_game_arg(text: &str) -> Result<Game, NotationError> {
     parse_game_arg_under(text, Rules::Common)
 }
 
-/// [`parse_game_arg`] under `rules`.
+/// [`parse_game_arg`] under `rules`, unless the text names another rule set before a colon
+/// (`open:start`, `open:X;...`, `codingame:ee ea`), which is then used (see
+/// [`parse_position_under`] for how the two must agree).
 pub fn parse_game_arg_under(text: &str, rules: Rules) -> Result<Game, NotationError> {
     let trimmed = text.trim();
-    if trimmed.is_empty() {
+    let (rules, rest) = rules_named(trimmed, rules).map_err(|reason| {
+        NotationError::Position(PositionError {
+            part: Part::Whole,
+            column: 1,
+            reason,
+        })
+    })?;
+    if rest.is_empty() {
         Err(NotationError::Empty)
-    } else if trimmed.eq_ignore_ascii_case("start") {
+    } else if rest.eq_ignore_ascii_case("start") {
         Ok(Game {
             position: Position::start_under(rules),
             moves: Some(Vec::new()),
         })
-    } else if trimmed.contains(';') {
+    } else if rest.contains(';') {
         let position = parse_position_under(trimmed, rules).map_err(NotationError::Position)?;
         Ok(Game {
             position,
             moves: None,
         })
-    } else if let Some(notation) = formats::detect(trimmed) {
-        formats::parse_game_under(trimmed, notation, rules).map_err(NotationError::Format)
+    } else if let Some(notation) = formats::detect(rest) {
+        formats::parse_game_under(rest, notation, rules).map_err(NotationError::Format)
     } else {
         let (position, moves) =
-            read_move_list(&Position::start_under(rules), trimmed).map_err(NotationError::Moves)?;
+            read_move_list(&Position::start_under(rules), rest).map_err(NotationError::Moves)?;
         Ok(Game {
             position,
             moves: Some(moves),
@@ -319,12 +328,27 @@ pub fn parse_position(text: &str) -> Result<Position, PositionError> {
     parse_position_under(text, Rules::Common)
 }
 
-/// Parses and validates the position notation under `rules`. The notation does not name its
-/// rule set; under every rule set it reads as under the common rules, except that when won
-/// boards stay open a won board is marked by its first winner (`X` or `O`) whatever lines
-/// the other player made in it later, and `x` or `o` marks a won board that the side to move
-/// is sent to (one with an empty cell).
+/// Parses and validates the position notation under `rules`. The notation may name its rule
+/// set before a colon (`open:X;...`, as positions print), which must then be `rules` or the
+/// common rules are given way to. Under every rule set it reads as under the common rules,
+/// except that when won boards stay open a won board is marked by its first winner (`X` or
+/// `O`) whatever lines the other player made in it later, and `x` or `o` marks a won board
+/// that the side to move is sent to (one with an empty cell).
 pub fn parse_position_under(text: &str, rules: Rules) -> Result<Position, PositionError> {
+    let (rules, notation) = rules_named(text, rules).map_err(|reason| PositionError {
+        part: Part::Whole,
+        column: 1,
+        reason,
+    })?;
+    let shift = text.chars().count() - notation.chars().count();
+    parse_bare_position(notation, rules).map_err(|error| PositionError {
+        column: error.column + shift,
+        ..error
+    })
+}
+
+/// [`parse_position_under`] of the notation without a rule set's name.
+fn parse_bare_position(text: &str, rules: Rules) -> Result<Position, PositionError> {
     let fail = |part, column, reason: String| PositionError {
         part,
         column,
@@ -434,11 +458,12 @@ pub fn parse_position_under(text: &str, rules: Rules) -> Result<Position, Positi
             open_board_mark_error(mark, board, lines, full)
         };
         if let Some(reason) = reason {
-            let part = if lines[0] && lines[1] && rules.won_boards_close() {
-                Part::Cells
-            } else {
-                Part::Boards
-            };
+            let part =
+                if lines[0] && lines[1] && rules.won_boards_close() && !matches!(mark, 'x' | 'o') {
+                    Part::Cells
+                } else {
+                    Part::Boards
+                };
             let column = if part == Part::Cells {
                 group_cols[board]
             } else {
@@ -502,6 +527,12 @@ pub fn parse_position_under(text: &str, rules: Rules) -> Result<Position, Positi
 /// CodinGame rules), given whether X and O have a line there and whether it is full.
 fn board_mark_error(mark: char, board: usize, lines: [bool; 2], full: bool) -> Option<String> {
     let name = board_letter(board);
+    if matches!(mark, 'x' | 'o') {
+        return Some(format!(
+            "`{mark}` on board {name} marks a won board the side to move is sent to, which only \
+             the rule set where won boards stay open has"
+        ));
+    }
     if lines[0] && lines[1] {
         return Some(format!("board {name} has a line for both X and O"));
     }
@@ -517,10 +548,6 @@ fn board_mark_error(mark: char, board: usize, lines: [bool; 2], full: bool) -> O
     let agrees = mark == expected || (mark == '@' && expected == '.');
     (!agrees).then(|| match mark {
         '@' => format!("`@` on board {name}, which is closed (`{expected}`)"),
-        'x' | 'o' => format!(
-            "`{mark}` on board {name} marks a won board the side to move is sent to, which only \
-             the rule set where won boards stay open has"
-        ),
         'X' | 'O' => format!("board {name} is marked won by {mark} but {mark} has no line there"),
         '#' => format!("board {name} is marked drawn (`#`) but it is not full without a line"),
         _ => format!("board {name} is marked open but its cells say `{expected}`"),
@@ -562,16 +589,52 @@ fn open_board_mark_error(mark: char, board: usize, lines: [bool; 2], full: bool)
 }
 
 impl fmt::Display for Position {
-    /// The position notation (`X;...;...`).
+    /// The position notation (`X;...;...`), after its rule set's name and a colon when that
+    /// is not the common rules (`open:X;...;...`): what is printed reads back as the same
+    /// position, whatever the rule set.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.rules().is_common() {
+            write!(f, "{}:", self.rules())?;
+        }
         f.write_str(&format_position(self))
     }
 }
 
 impl fmt::Debug for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&format_position(self))
+        fmt::Display::fmt(self, f)
     }
+}
+
+/// A leading `NAME:` that names a rule set (`open:X;...`), split off `text`; the text as it
+/// is when it has none (a link's `https:` names none).
+pub fn split_rules_prefix(text: &str) -> (Option<Rules>, &str) {
+    match text.split_once(':') {
+        Some((name, rest)) => match Rules::from_name(name) {
+            Some(rules) => (Some(rules), rest),
+            None => (None, text),
+        },
+        None => (None, text),
+    }
+}
+
+/// The rule set a text names by its prefix, if it names one, checked against `rules`, which
+/// a caller was given: a prefix wins over the common rules (the default), and must agree with
+/// any other.
+fn rules_named(text: &str, rules: Rules) -> Result<(Rules, &str), String> {
+    match split_rules_prefix(text) {
+        (Some(named), rest) if named == rules || rules.is_common() => Ok((named, rest)),
+        (Some(named), _) => Err(format!(
+            "the position names the {named} rule set, but the {rules} rule set was asked for"
+        )),
+        (None, rest) => Ok((rules, rest)),
+    }
+}
+
+/// Reads a position as [`Position`]'s `Display` writes it: the notation, after a rule set's
+/// name when that is not the common rules.
+fn parse_displayed_position(text: &str) -> Result<Position, PositionError> {
+    parse_position_under(text, Rules::Common)
 }
 
 impl FromStr for Position {
@@ -611,5 +674,5 @@ macro_rules! serde_as_text {
     };
 }
 
-serde_as_text!(Position, parse_position);
+serde_as_text!(Position, parse_displayed_position);
 serde_as_text!(Move, parse_move);

@@ -59,6 +59,11 @@ impl Rules {
         self == Rules::CodinGame
     }
 
+    /// Whether these are the common rules (which JSON output leaves unnamed).
+    pub fn is_common(&self) -> bool {
+        *self == Rules::Common
+    }
+
     /// The index of the rule set (0, 1, 2: the order of [`Rules::ALL`]).
     #[inline(always)]
     pub fn index(self) -> usize {

@@ -314,7 +314,8 @@ fn mark_of(mover: Player, before: Verdict, after: Verdict) -> Mark {
     }
 }
 
-/// Reviews the game of `moves` played from the start: solves its positions from the last back
+/// Reviews the game of `moves` played from `first` (the empty board of the game's rule set):
+/// solves its positions from the last back
 /// with `solver` (whose options bound each solve), as far as `limits` allow, telling
 /// `on_event` what it does; then marks each move whose positions on both sides were solved.
 ///
@@ -322,13 +323,14 @@ fn mark_of(mover: Player, before: Verdict, after: Verdict) -> Mark {
 /// When a move is illegal where it is played (the caller reads games with the notation's
 /// checks), or when two solves contradict each other (see `mark_of`).
 pub fn review(
+    first: &Position,
     moves: &[Move],
     solver: &mut Solver<'_>,
     limits: ReviewLimits,
     mut on_event: impl FnMut(ReviewEvent),
 ) -> Review {
     let start = Instant::now();
-    let mut positions = vec![Position::start()];
+    let mut positions = vec![*first];
     for &mv in moves {
         let here = positions[positions.len() - 1];
         assert!(here.is_legal(mv), "move {mv} is illegal at {here}");

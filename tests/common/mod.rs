@@ -33,13 +33,24 @@ pub fn parallel_rows<T: Sync>(items: &[T], check: impl Fn(&T) + Sync) {
 
 /// Positions from seeded random playouts of 50–60 plies that are still in play, in notation.
 pub fn playout_positions(count: usize, seed: u64) -> Vec<String> {
+    playout_positions_under(uttt::game::Rules::Common, 50, count, seed)
+}
+
+/// [`playout_positions`] under `rules`, of `first` to `first + 10` plies.
+pub fn playout_positions_under(
+    rules: uttt::game::Rules,
+    first: usize,
+    count: usize,
+    seed: u64,
+) -> Vec<String> {
     use uttt::game::{format_position, Position, Rng};
     let mut rng = Rng::new(seed);
     let mut out = Vec::new();
+    let start = Position::start_under(rules);
     while out.len() < count {
-        let plies = 50 + rng.below(11);
-        let moves = rng.playout(&Position::start(), plies);
-        let p = moves.iter().fold(Position::start(), |p, &m| p.play(m));
+        let plies = first + rng.below(11);
+        let moves = rng.playout(&start, plies);
+        let p = moves.iter().fold(start, |p, &m| p.play(m));
         if !p.is_over() {
             out.push(format_position(&p));
         }

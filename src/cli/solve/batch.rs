@@ -8,10 +8,11 @@
 use super::options::{open_database, open_table, search_options, use_database};
 use super::progress::{batch_bar, progress_mode, Progress};
 use super::report::{move_text, report_certificate_problem, verdict_label, SolveJson};
+use crate::cli::args::parse_rules;
 use crate::cli::args::SolveArgs;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
-use crate::game::{parse_position_arg, Player, Position};
+use crate::game::{parse_game_arg_under, Player, Position, Rules};
 use crate::services::certify::CertificateFileError;
 use crate::services::{
     write_and_check, CertificateFigures, CertificateRequest, SolveReport, Solver, Verdict,
@@ -42,9 +43,11 @@ enum Outcome {
     Bad(String),
 }
 
-/// Reads the input and splits each line into a position and an optional expected value. A
-/// line that is not UTF-8 becomes a bad entry; only a failure to read at all is an error.
-fn read_entries(path: &Path) -> anyhow::Result<Vec<Entry>> {
+/// Reads the input and splits each line into a position and an optional expected value, read
+/// under `rules` until a line `rules NAME` names another rule set for the lines after it. A
+/// line that is not UTF-8, or names no rule set, becomes a bad entry; only a failure to read
+/// at all is an error.
+fn read_entries(path: &Path, mut rules: Rules) -> anyhow::Result<Vec<Entry>> {
     let mut reader: Box<dyn BufRead> = if path == Path::new("-") {
         Box::new(std::io::stdin().lock())
     } else {
@@ -68,7 +71,16 @@ fn read_entries(path: &Path) -> anyhow::Result<Vec<Entry>> {
             continue;
         }
         let parsed = match std::str::from_utf8(content) {
-            Ok(text) => parse_entry(text),
+            Ok(text) => match text.strip_prefix("rules ") {
+                Some(name) => match parse_rules(name.trim()) {
+                    Ok(named) => {
+                        rules = named;
+                        continue;
+                    }
+                    Err(reason) => Err(format!("column 7: {reason}")),
+                },
+                None => parse_entry(text, rules),
+            },
             Err(e) => Err(format!(
                 "column {}: the line is not valid UTF-8 text",
                 content_offset(&bytes, content) + e.valid_up_to() + 1
@@ -101,8 +113,9 @@ fn content_offset(line: &[u8], part: &[u8]) -> usize {
     part.as_ptr() as usize - line.as_ptr() as usize
 }
 
-/// `POSITION [X|O|draw]`: the position in any accepted form, then optionally its value.
-fn parse_entry(text: &str) -> Result<(Position, Option<Verdict>), String> {
+/// `POSITION [X|O|draw]`: the position in any accepted form under `rules`, then optionally
+/// its value.
+fn parse_entry(text: &str, rules: Rules) -> Result<(Position, Option<Verdict>), String> {
     let (position, expected) = match text.rsplit_once(char::is_whitespace) {
         Some((rest, last)) => match expected_value(last) {
             Some(value) => (rest.trim(), Some(value)),
@@ -110,7 +123,9 @@ fn parse_entry(text: &str) -> Result<(Position, Option<Verdict>), String> {
         },
         None => (text, None),
     };
-    let pos = parse_position_arg(position).map_err(|e| e.to_string())?;
+    let pos = parse_game_arg_under(position, rules)
+        .map(|game| game.position)
+        .map_err(|e| e.to_string())?;
     Ok((pos, expected))
 }
 
@@ -143,7 +158,7 @@ fn contradicts(expected: Verdict, verdict: Verdict) -> bool {
 /// Runs the batch; returns the exit code.
 pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     let stop = interrupt::stop_flag();
-    let entries = read_entries(path)?;
+    let entries = read_entries(path, args.rules)?;
     let mut options = search_options(&args.search, args.attacker)?;
     let mut table = open_table(&args.search)?;
     let database = open_database(&args.search)?;

@@ -3,7 +3,7 @@
 
 use super::super::{EXIT_INCOMPLETE, EXIT_OK};
 use crate::cli::board::{render_board, Mark};
-use crate::game::{Move, Player, Position};
+use crate::game::{Move, Player, Position, Rules};
 use crate::search::numbers::INFINITY;
 use crate::search::pn_dfpn::TreeReport;
 use crate::services::CertificateFigures;
@@ -76,6 +76,9 @@ struct SearchJson {
 #[derive(Serialize)]
 pub struct SolveJson<'a> {
     position: Position,
+    /// The rule set, when it is not the common rules.
+    #[serde(skip_serializing_if = "Rules::is_common")]
+    rules: Rules,
     to_move: Player,
     result: String,
     value: SolveValue,
@@ -103,6 +106,7 @@ impl<'a> SolveJson<'a> {
     pub fn of(report: &'a SolveReport) -> SolveJson<'a> {
         SolveJson {
             position: report.position,
+            rules: report.position.rules(),
             to_move: report.to_move(),
             result: verdict_label(report.verdict),
             value: report.value(),
@@ -146,6 +150,15 @@ impl<'a> SolveJson<'a> {
 pub fn report_certificate_problem(figures: Option<&CertificateFigures>) {
     if let Some(problem) = figures.and_then(|f| f.problem.as_ref()) {
         eprintln!("BUG: {problem}");
+    }
+}
+
+/// The `rules` line of a text summary: none for the common rules.
+pub fn rules_line(rules: Rules) -> String {
+    match rules {
+        Rules::Common => String::new(),
+        Rules::WonBoardsOpen => "rules      open (won boards stay open until full)\n".into(),
+        Rules::CodinGame => "rules      codingame (no line: more won boards win)\n".into(),
     }
 }
 
@@ -216,6 +229,7 @@ pub fn verdict_words(verdict: Verdict) -> String {
 pub fn summary_text(report: &SolveReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "position   {}", report.position);
+    out += &rules_line(report.position.rules());
     let _ = writeln!(
         out,
         "result     {}  ({} to move: {})",
@@ -297,6 +311,8 @@ struct MoveJson {
 #[derive(Serialize)]
 pub struct AnalysisJson<'a> {
     position: Position,
+    #[serde(skip_serializing_if = "Rules::is_common")]
+    rules: Rules,
     to_move: Player,
     value: SolveValue,
     moves: Vec<MoveJson>,
@@ -313,6 +329,7 @@ impl<'a> AnalysisJson<'a> {
     pub fn of(analysis: &'a Analysis, engine: &'static str, threads: usize) -> AnalysisJson<'a> {
         AnalysisJson {
             position: analysis.position,
+            rules: analysis.position.rules(),
             to_move: analysis.to_move(),
             value: analysis.value(),
             moves: analysis

@@ -8,7 +8,7 @@ use crate::cli::args::{ReviewArgs, DEFAULT_REVIEW_TIME_LIMIT};
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
 use crate::game::notation::{split_moves, NotationError};
-use crate::game::{parse_game_arg, Move, Outcome, Player, Position};
+use crate::game::{parse_game_arg_under, Move, Outcome, Player, Position};
 use crate::search::SolveOptions;
 use crate::services::review::{
     review, Decision, Mark, PlyReview, Review, ReviewEvent, ReviewLimits, WalkEnd,
@@ -26,6 +26,7 @@ use std::sync::atomic::Ordering;
 pub fn run(args: &ReviewArgs) -> anyhow::Result<i32> {
     let stop = interrupt::stop_flag();
     let moves = read_game(args)?;
+    let start = Position::start_under(args.rules);
     let mut options = search_options(&args.search, None)?;
     options.time_limit = options.time_limit.or(Some(DEFAULT_REVIEW_TIME_LIMIT));
     let mut table = open_table(&args.search)?;
@@ -42,7 +43,7 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<i32> {
             .stopped_by(stop)
             .watched_by(live);
         let mut solver = use_database(solver, database.as_ref(), &args.search, Source::Review);
-        review(&moves, &mut solver, limits, |event| match event {
+        review(&start, &moves, &mut solver, limits, |event| match event {
             ReviewEvent::Solving { ply } => walk.ply.store(ply as u64, Ordering::Relaxed),
             ReviewEvent::Solved { .. } => {
                 walk.done.fetch_add(1, Ordering::Relaxed);
@@ -75,6 +76,7 @@ enum Origin<'a> {
 /// The moves of the game the arguments give, read in any notation; a position without its
 /// moves is refused, since a review needs the moves that were played.
 fn read_game(args: &ReviewArgs) -> anyhow::Result<Vec<Move>> {
+    let rules = args.rules;
     let (text, origin) = match (&args.game, &args.file) {
         (Some(game), _) if game == "-" => {
             let mut text = String::new();
@@ -91,7 +93,7 @@ fn read_game(args: &ReviewArgs) -> anyhow::Result<Vec<Move>> {
         }
         (None, None) => anyhow::bail!("give a game, `-` for stdin, or --file PATH"),
     };
-    let game = parse_game_arg(&text).map_err(|error| match origin {
+    let game = parse_game_arg_under(&text, rules).map_err(|error| match origin {
         Origin::Argument => anyhow::anyhow!("invalid game `{text}`: {error}"),
         Origin::Stdin => located(&error, &text, "stdin"),
         Origin::File(path) => located(&error, &text, &path.display().to_string()),
@@ -443,6 +445,7 @@ fn review_json(review: &Review, options: &SolveOptions) -> anyhow::Result<String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Rules;
 
     #[test]
     fn comments_are_blanked_in_place() {
@@ -454,14 +457,14 @@ mod tests {
     #[test]
     fn errors_in_a_file_name_the_line_and_column() {
         let text = without_comments("# a game\n4 4\n3 3\n9 1\n");
-        let error = parse_game_arg(&text).unwrap_err();
+        let error = parse_game_arg_under(&text, Rules::Common).unwrap_err();
         let message = located(&error, &text, "game.txt").to_string();
         assert!(
             message.starts_with("invalid game in game.txt, line 4, column 1: CodinGame"),
             "{message}"
         );
         let text = "ee ea\nae zz\n";
-        let error = parse_game_arg(text).unwrap_err();
+        let error = parse_game_arg_under(text, Rules::Common).unwrap_err();
         let message = located(&error, text, "game.txt").to_string();
         assert!(
             message.starts_with("invalid game in game.txt, line 2, column 4: move 4 `zz`"),

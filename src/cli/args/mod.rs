@@ -1,12 +1,14 @@
 //! Command-line options, parsed once into plain structs.
 
 use super::units::{parse_duration, parse_size};
-use crate::game::notation::read_move_list;
-use crate::game::{parse_game_arg, Game, Position};
-use anyhow::Context;
+use crate::game::Rules;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
+
+mod position;
+
+pub use position::{parse_rules, PositionArgs};
 
 /// Solver for Ultimate Tic Tac Toe (common rules).
 #[derive(Parser, Debug)]
@@ -214,53 +216,6 @@ pub struct DbCheckArgs {
     pub table_mem: u64,
 }
 
-/// A position in any accepted form, plus moves to play on top of it.
-#[derive(Args, Debug, Clone)]
-pub struct PositionArgs {
-    /// The position: `start`, the notation (`X;...;...`), or a move list from the start
-    /// (`ee ea ae` or `ee,ea,ae`).
-    #[arg(default_value = "start")]
-    pub position: String,
-    /// Moves to play on top of the position (spaces or commas between moves).
-    #[arg(long, value_name = "LIST")]
-    pub moves: Option<String>,
-}
-
-impl PositionArgs {
-    /// The position these arguments describe, or an error naming what is wrong.
-    pub fn resolve(&self) -> anyhow::Result<Position> {
-        self.resolve_game().map(|game| game.position)
-    }
-
-    /// The position these arguments describe with, when they give a game from the start, its
-    /// moves, or an error naming what is wrong.
-    pub fn resolve_game(&self) -> anyhow::Result<Game> {
-        let base = parse_game_arg(&self.position)
-            .with_context(|| format!("invalid position `{}`", self.position))?;
-        let Some(list) = &self.moves else {
-            return Ok(base);
-        };
-        let (position, more) = read_move_list(&base.position, list)
-            .with_context(|| format!("invalid --moves `{list}`"))?;
-        let moves = base.moves.map(|mut moves| {
-            moves.extend(more);
-            moves
-        });
-        Ok(Game { position, moves })
-    }
-}
-
-impl SolveArgs {
-    /// The single position to solve (without `--file`), or an error naming what is wrong.
-    pub fn resolve_position(&self) -> anyhow::Result<Position> {
-        PositionArgs {
-            position: self.position.clone().unwrap_or_else(|| "start".to_string()),
-            moves: self.moves.clone(),
-        }
-        .resolve()
-    }
-}
-
 /// The default of `--db-min-work`: answers of fewer nodes are not worth a row (they take
 /// milliseconds to find again).
 pub const DEFAULT_DB_MIN_WORK: u64 = 10_000;
@@ -347,6 +302,11 @@ pub struct SolveArgs {
     /// Moves to play on top of the position (spaces or commas between moves).
     #[arg(long, value_name = "LIST", conflicts_with = "file")]
     pub moves: Option<String>,
+    /// The rule set: `common`, `open` (won boards stay open until full) or `codingame` (a
+    /// game without a line goes to the player with more won boards). A batch file's `rules
+    /// NAME` line sets it for the lines after it.
+    #[arg(long, value_name = "NAME", default_value = "common", value_parser = parse_rules)]
+    pub rules: Rules,
     /// Solve every position of a file (`-` for stdin): one per line, optionally followed by
     /// the expected value (`X`, `O` or `draw`); blank lines and `#` comments are skipped.
     #[arg(long, value_name = "FILE")]
@@ -419,6 +379,9 @@ pub struct ReviewArgs {
     /// each).
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
+    /// The rule set the game was played under: `common`, `open` or `codingame`.
+    #[arg(long, value_name = "NAME", default_value = "common", value_parser = parse_rules)]
+    pub rules: Rules,
     /// Stop walking back after this many positions in a row are left unknown.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_REVIEW_STOP_AFTER,
           value_parser = clap::value_parser!(u32).range(1..))]
@@ -519,6 +482,9 @@ pub struct GenArgs {
     /// Seed of the generator: the same seed gives the same positions (for a given version).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The rule set the games are played under: `common`, `open` or `codingame`.
+    #[arg(long, value_name = "NAME", default_value = "common", value_parser = parse_rules)]
+    pub rules: Rules,
     /// Also keep games that ended before `--plies` moves (by default they are redrawn).
     #[arg(long)]
     pub allow_finished: bool,
