@@ -3,7 +3,6 @@
 
 use super::moves::Move;
 use super::position::{Player, Position};
-use super::rules::Rules;
 use super::tables::{cells_of_boards, has_line, FULL_MASK};
 use rayon::prelude::*;
 
@@ -14,8 +13,9 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => pos.legal_moves().len() as u64,
-        // The bulk count knows the common rules' closing only.
-        2 if pos.rules() == Rules::Common => {
+        // The bulk count closes a board when it is won, as every rule set but `open` does
+        // (CodinGame's rules move as the common rules do).
+        2 if pos.rules().won_boards_close() => {
             pos.legal_moves().map(|mv| replies_after(pos, mv)).sum()
         }
         _ => pos
