@@ -7,7 +7,7 @@ mod common;
 use common::oracle::{oracle_value, oracle_value_under, Mark, OracleBoard, OracleRules};
 use uttt::game::{format_position, parse_position, Player, Position, Rng, Rules};
 use uttt::search::rules::{
-    can_still_win, evaluate, immediate_win, may_win_in_two, safe_moves, win_in_two,
+    attacker_is_dead, evaluate, immediate_win, may_win_in_two, safe_moves, win_in_two,
     win_in_two_returns, winning_boards, Evaluation,
 };
 use uttt::search::Numbers;
@@ -242,7 +242,7 @@ fn claimed_value(pos: &Position, attacker: Player, numbers: Numbers) -> (bool, &
 fn settling_rule(pos: &Position, attacker: Player) -> &'static str {
     if immediate_win(pos).is_some() {
         "immediate win"
-    } else if !can_still_win(pos, attacker) && !pos.rules().board_count_decides() {
+    } else if attacker_is_dead(pos, attacker) {
         "dead attacker"
     } else if safe_moves(pos).is_empty() {
         "no safe move"
@@ -292,7 +292,7 @@ fn settled_evaluations_under(rules: Rules, oracle_rules: OracleRules) {
             }
         }
     }
-    // Every rule in use under these rules must have settled positions of its own here.
+    // Every rule must have settled positions of its own here, under every rule set.
     for rule in [
         "immediate win",
         "dead attacker",
@@ -300,14 +300,10 @@ fn settled_evaluations_under(rules: Rules, oracle_rules: OracleRules) {
         "win in two",
     ] {
         let count = fired.get(rule).copied().unwrap_or(0);
-        if rule == "dead attacker" && rules.board_count_decides() {
-            assert_eq!(count, 0, "{rules}: the dead attacker is off: {fired:?}");
-        } else {
-            assert!(
-                count > 50,
-                "{rules}: {rule} settled only {count}: {fired:?}"
-            );
-        }
+        assert!(
+            count > 50,
+            "{rules}: {rule} settled only {count}: {fired:?}"
+        );
     }
 }
 

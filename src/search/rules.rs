@@ -11,8 +11,9 @@
 //!   winning).
 //! * **Dead attacker**: if no line of the big board can still become all the attacker's (every
 //!   line holds a board won by the opponent, drawn, or with every local line blocked by an
-//!   opponent stone), the attacker can never win. Not under CodinGame's rules, where a game
-//!   without a line goes to the player with more won boards.
+//!   opponent stone), the attacker can never win. Under CodinGame's rules, where a game without
+//!   a line goes to the player with more won boards, only when the attacker also cannot end
+//!   with more won boards than the opponent has now ([`attacker_is_dead`]).
 //! * **Every move loses at once**: if each legal move lets the opponent complete a line of won
 //!   boards on the next move, the opponent wins ([`safe_moves`] is empty).
 //! * **Win in two**: a safe move after which every reply lets the side to move win at once
@@ -20,8 +21,8 @@
 //! * **Moves that lose at once are never searched**: with at least one safe move left, the
 //!   others cannot change the node's value ([`safe_moves`]).
 //!
-//! Rule sets: every rule holds under each rule set ([`crate::game::Rules`]) except the dead
-//! attacker, which is off under CodinGame's rules. Each proof below is written for the common
+//! Rule sets: every rule holds under each rule set ([`crate::game::Rules`]); the dead attacker
+//! needs one more condition under CodinGame's rules. Each proof below is written for the common
 //! rules and says what changes when won boards stay open: a board is then won by its first
 //! line only (a line in a board already won adds nothing), stays open until full, and closes
 //! only when full. CodinGame's rules change only the outcome of a game that ends with every
@@ -101,7 +102,7 @@ pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
     }
     let winnable = pos.winnable_boards_of_both();
     let attacker_lines = lines_within(winnable[attacker.index()]);
-    if attacker_lines == 0 && !pos.rules().board_count_decides() {
+    if attacker_lines == 0 && !count_win_possible(pos, attacker, winnable) {
         return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
     let threats = winning_boards(pos, me.opponent());
@@ -380,6 +381,29 @@ pub fn may_win_in_two(pos: &Position, mv: Move, returns: u16) -> bool {
         sends_to |= FULL_MASK & !occupied_after(reply_board) & !(1 << reply_board);
     }
     sends_to & !(1 << board) & !returns == 0
+}
+
+/// Whether the attacker can never win `pos`: no line of won boards is left to it (see
+/// [`live_lines`]) and, under CodinGame's rules, it cannot win on the board count either (see
+/// `count_win_possible`).
+pub fn attacker_is_dead(pos: &Position, attacker: Player) -> bool {
+    let winnable = pos.winnable_boards_of_both();
+    lines_within(winnable[attacker.index()]) == 0 && !count_win_possible(pos, attacker, winnable)
+}
+
+/// Whether the attacker might still win a game that ends without a line on the board count:
+/// only under CodinGame's rules, and only while the boards it has won or could still win
+/// (`winnable`, [`Position::winnable_boards_of_both`]) outnumber the boards its opponent has
+/// won already.
+///
+/// Proof that `false` is right: at the end of such a game the attacker's won boards are among
+/// its winnable boards now (no other board can ever become its own), and the opponent's won
+/// boards include those it has won now (a won board stays won). So the attacker ends with at
+/// most as many won boards as the opponent, and equal counts draw: it does not win.
+fn count_win_possible(pos: &Position, attacker: Player, winnable: [u16; 2]) -> bool {
+    pos.rules().board_count_decides()
+        && winnable[attacker.index()].count_ones()
+            > pos.won_boards(attacker.opponent()).count_ones()
 }
 
 /// Whether `player` could still complete a line of won boards, ignoring whose turn it is
