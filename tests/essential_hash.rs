@@ -115,18 +115,23 @@ fn closed_boards_rearranged(original: &Parts, rng: &mut Rng) -> Parts {
     }
 }
 
+/// Shuffles the stones of `board` among its occupied cells.
+fn shuffle_stones(board: &mut Board, rng: &mut Rng) {
+    let occupied: Vec<usize> = (0..9).filter(|&c| board[c] != '.').collect();
+    let mut stones: Vec<char> = occupied.iter().map(|&c| board[c]).collect();
+    shuffle(&mut stones, rng);
+    for (&cell, &stone) in occupied.iter().zip(&stones) {
+        board[cell] = stone;
+    }
+}
+
 /// A copy of `original` in which the stones of every open board that nobody can win are
 /// shuffled among its occupied cells.
 fn dead_boards_rearranged(original: &Parts, rng: &mut Rng) -> Parts {
     let mut boards = original.boards.clone();
     for board in boards.iter_mut() {
         if board_mark(board) == '.' && nobody_can_win(board) {
-            let occupied: Vec<usize> = (0..9).filter(|&c| board[c] != '.').collect();
-            let mut stones: Vec<char> = occupied.iter().map(|&c| board[c]).collect();
-            shuffle(&mut stones, rng);
-            for (&cell, &stone) in occupied.iter().zip(&stones) {
-                board[cell] = stone;
-            }
+            shuffle_stones(board, rng);
         }
     }
     Parts {
@@ -249,12 +254,7 @@ fn won_and_full_boards_rearranged(original: &Parts, rng: &mut Rng) -> Parts {
     for (board, mark) in boards.iter_mut().zip(&original.marks) {
         let full = !board.contains(&'.');
         if ("XOxo".contains(*mark) || full) && rng.below(2) == 0 {
-            let occupied: Vec<usize> = (0..9).filter(|&c| board[c] != '.').collect();
-            let mut stones: Vec<char> = occupied.iter().map(|&c| board[c]).collect();
-            shuffle(&mut stones, rng);
-            for (&cell, &stone) in occupied.iter().zip(&stones) {
-                board[cell] = stone;
-            }
+            shuffle_stones(board, rng);
         }
     }
     Parts {

@@ -27,7 +27,7 @@ pub fn run(args: &GenArgs) -> anyhow::Result<i32> {
     }
     let mut rng = Rng::new(args.seed);
     let plies = args.plies as usize;
-    let start = Position::start_under(args.rules);
+    let start = Position::start_under(args.rule_set.rules);
     let mut play: Game = match args.player {
         GenPlayer::Random => Box::new(move |rng| rng.playout(&start, plies)),
         GenPlayer::Search => {

@@ -452,22 +452,15 @@ fn parse_bare_position(text: &str, rules: Rules) -> Result<Position, PositionErr
         let column = boards_col + board;
         let lines = [has_line(local(0, board)), has_line(local(1, board))];
         let full = (local(0, board) | local(1, board)) == FULL_MASK;
-        let reason = if rules.won_boards_close() {
+        let error = if rules.won_boards_close() {
             board_mark_error(mark, board, lines, full)
         } else {
-            open_board_mark_error(mark, board, lines, full)
+            open_board_mark_error(mark, board, lines, full).map(|reason| (Part::Boards, reason))
         };
-        if let Some(reason) = reason {
-            let part =
-                if lines[0] && lines[1] && rules.won_boards_close() && !matches!(mark, 'x' | 'o') {
-                    Part::Cells
-                } else {
-                    Part::Boards
-                };
-            let column = if part == Part::Cells {
-                group_cols[board]
-            } else {
-                column
+        if let Some((part, reason)) = error {
+            let column = match part {
+                Part::Cells => group_cols[board],
+                _ => column,
             };
             return Err(fail(part, column, reason));
         }
@@ -524,17 +517,27 @@ fn parse_bare_position(text: &str, rules: Rules) -> Result<Position, PositionErr
 }
 
 /// Why board `board`'s mark disagrees with its cells when won boards close (the common and
-/// CodinGame rules), given whether X and O have a line there and whether it is full.
-fn board_mark_error(mark: char, board: usize, lines: [bool; 2], full: bool) -> Option<String> {
+/// CodinGame rules), given whether X and O have a line there and whether it is full, and which
+/// part of the notation is wrong (the cells, when both players have a line there).
+fn board_mark_error(
+    mark: char,
+    board: usize,
+    lines: [bool; 2],
+    full: bool,
+) -> Option<(Part, String)> {
     let name = board_letter(board);
     if matches!(mark, 'x' | 'o') {
-        return Some(format!(
+        let reason = format!(
             "`{mark}` on board {name} marks a won board the side to move is sent to, which only \
              the rule set where won boards stay open has"
-        ));
+        );
+        return Some((Part::Boards, reason));
     }
     if lines[0] && lines[1] {
-        return Some(format!("board {name} has a line for both X and O"));
+        return Some((
+            Part::Cells,
+            format!("board {name} has a line for both X and O"),
+        ));
     }
     let expected = if lines[0] {
         'X'
@@ -546,12 +549,13 @@ fn board_mark_error(mark: char, board: usize, lines: [bool; 2], full: bool) -> O
         '.'
     };
     let agrees = mark == expected || (mark == '@' && expected == '.');
-    (!agrees).then(|| match mark {
+    let reason = match mark {
         '@' => format!("`@` on board {name}, which is closed (`{expected}`)"),
         'X' | 'O' => format!("board {name} is marked won by {mark} but {mark} has no line there"),
         '#' => format!("board {name} is marked drawn (`#`) but it is not full without a line"),
         _ => format!("board {name} is marked open but its cells say `{expected}`"),
-    })
+    };
+    (!agrees).then_some((Part::Boards, reason))
 }
 
 /// Why board `board`'s mark disagrees with its cells when won boards stay open: a board with a

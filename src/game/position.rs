@@ -271,6 +271,13 @@ impl Position {
         self.won[player.index()]
     }
 
+    /// The 9-bit mask of boards won by either player (open ones too, when won boards stay
+    /// open).
+    #[inline(always)]
+    pub fn owned_boards(&self) -> u16 {
+        self.won[0] | self.won[1]
+    }
+
     /// The 9-bit mask of closed boards: no move is made in them. Won by someone or full; only
     /// full when won boards stay open ([`Rules::won_boards_close`]).
     #[inline(always)]
@@ -293,7 +300,7 @@ impl Position {
     pub fn winnable_boards_of_both(&self) -> [u16; 2] {
         let mut winnable = self.won;
         // Open boards nobody has won yet (a won board keeps its winner even while open).
-        let mut open = FULL_MASK & !self.closed & !(self.won[0] | self.won[1]);
+        let mut open = FULL_MASK & !self.closed & !self.owned_boards();
         while open != 0 {
             let board = open.trailing_zeros() as usize;
             open &= open - 1;
@@ -364,7 +371,7 @@ impl Position {
         let board_bit = 1u16 << board;
         let mut over = false;
         // A board already won (only playable when won boards stay open) keeps its winner.
-        let unowned = (self.won[0] | self.won[1]) & board_bit == 0;
+        let unowned = self.owned_boards() & board_bit == 0;
         if unowned && has_line(next.local_cells(self.side, board)) {
             next.won[me] |= board_bit;
             over = has_line(next.won[me]);

@@ -102,7 +102,7 @@ pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
     }
     let winnable = pos.winnable_boards_of_both();
     let attacker_lines = lines_within(winnable[attacker.index()]);
-    if attacker_lines == 0 && !count_win_possible(pos, attacker, winnable) {
+    if is_dead(pos, attacker, winnable) {
         return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
     let threats = winning_boards(pos, me.opponent());
@@ -139,7 +139,7 @@ pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
 /// stay open, a line in a board already won adds no won board: such boards are left out.
 /// Under the other rule sets every won board is closed, so leaving them out changes nothing.)
 pub fn winning_boards(pos: &Position, player: Player) -> u16 {
-    let owned = pos.won_boards(Player::X) | pos.won_boards(Player::O);
+    let owned = pos.owned_boards();
     let open = FULL_MASK & !pos.closed_boards() & !owned;
     let mut candidates = completing_indices(pos.won_boards(player)) & open;
     let mut boards = 0;
@@ -284,7 +284,7 @@ fn hands_over_a_win(pos: &Position, mv: Move, threats: u16) -> bool {
     let board_bit = 1u16 << board;
     let mine = pos.local_cells(me, board) | 1 << cell;
     let occupied = pos.local_occupied(board) | 1 << cell;
-    let owned = pos.won_boards(Player::X) | pos.won_boards(Player::O);
+    let owned = pos.owned_boards();
     let wins_board = owned & board_bit == 0 && has_line(mine);
     if wins_board && has_line(pos.won_boards(me) | board_bit) {
         return false;
@@ -387,7 +387,11 @@ pub fn may_win_in_two(pos: &Position, mv: Move, returns: u16) -> bool {
 /// [`live_lines`]) and, under CodinGame's rules, it cannot win on the board count either (see
 /// `count_win_possible`).
 pub fn attacker_is_dead(pos: &Position, attacker: Player) -> bool {
-    let winnable = pos.winnable_boards_of_both();
+    is_dead(pos, attacker, pos.winnable_boards_of_both())
+}
+
+/// [`attacker_is_dead`] given both players' winnable boards.
+fn is_dead(pos: &Position, attacker: Player, winnable: [u16; 2]) -> bool {
     lines_within(winnable[attacker.index()]) == 0 && !count_win_possible(pos, attacker, winnable)
 }
 

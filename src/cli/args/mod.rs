@@ -1,14 +1,13 @@
 //! Command-line options, parsed once into plain structs.
 
 use super::units::{parse_duration, parse_size};
-use crate::game::Rules;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
 
 mod position;
 
-pub use position::{parse_rules, PositionArgs};
+pub use position::{parse_rules, PositionArgs, RuleSetArg};
 
 /// Solver for Ultimate Tic Tac Toe (common rules).
 #[derive(Parser, Debug)]
@@ -302,11 +301,9 @@ pub struct SolveArgs {
     /// Moves to play on top of the position (spaces or commas between moves).
     #[arg(long, value_name = "LIST", conflicts_with = "file")]
     pub moves: Option<String>,
-    /// The rule set: `common`, `open` (won boards stay open until full) or `codingame` (a
-    /// game without a line goes to the player with more won boards). A batch file's `rules
-    /// NAME` line sets it for the lines after it.
-    #[arg(long, value_name = "NAME", default_value = "common", value_parser = parse_rules)]
-    pub rules: Rules,
+    /// The rule set.
+    #[command(flatten)]
+    pub rule_set: RuleSetArg,
     /// Solve every position of a file (`-` for stdin): one per line, optionally followed by
     /// the expected value (`X`, `O` or `draw`); blank lines and `#` comments are skipped.
     #[arg(long, value_name = "FILE")]
@@ -379,9 +376,9 @@ pub struct ReviewArgs {
     /// each).
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
-    /// The rule set the game was played under: `common`, `open` or `codingame`.
-    #[arg(long, value_name = "NAME", default_value = "common", value_parser = parse_rules)]
-    pub rules: Rules,
+    /// The rule set the game was played under.
+    #[command(flatten)]
+    pub rule_set: RuleSetArg,
     /// Stop walking back after this many positions in a row are left unknown.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_REVIEW_STOP_AFTER,
           value_parser = clap::value_parser!(u32).range(1..))]
@@ -482,9 +479,9 @@ pub struct GenArgs {
     /// Seed of the generator: the same seed gives the same positions (for a given version).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// The rule set the games are played under: `common`, `open` or `codingame`.
-    #[arg(long, value_name = "NAME", default_value = "common", value_parser = parse_rules)]
-    pub rules: Rules,
+    /// The rule set the games are played under.
+    #[command(flatten)]
+    pub rule_set: RuleSetArg,
     /// Also keep games that ended before `--plies` moves (by default they are redrawn).
     #[arg(long)]
     pub allow_finished: bool,

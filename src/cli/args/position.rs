@@ -25,8 +25,17 @@ pub struct PositionArgs {
     /// Moves to play on top of the position (spaces or commas between moves).
     #[arg(long, value_name = "LIST")]
     pub moves: Option<String>,
+    /// The rule set.
+    #[command(flatten)]
+    pub rule_set: RuleSetArg,
+}
+
+/// `--rules NAME`, on every command that takes a position or a game.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct RuleSetArg {
     /// The rule set: `common`, `open` (won boards stay open until full) or `codingame` (a
-    /// game without a line goes to the player with more won boards).
+    /// game without a line goes to the player with more won boards). In a batch file, a line
+    /// `rules NAME` sets it for the lines after it.
     #[arg(long, value_name = "NAME", default_value = "common", value_parser = parse_rules)]
     pub rules: Rules,
 }
@@ -40,7 +49,7 @@ impl PositionArgs {
     /// The position these arguments describe with, when they give a game from the start, its
     /// moves, or an error naming what is wrong.
     pub fn resolve_game(&self) -> anyhow::Result<Game> {
-        let base = parse_game_arg_under(&self.position, self.rules)
+        let base = parse_game_arg_under(&self.position, self.rule_set.rules)
             .with_context(|| format!("invalid position `{}`", self.position))?;
         let Some(list) = &self.moves else {
             return Ok(base);
@@ -61,7 +70,7 @@ impl SolveArgs {
         PositionArgs {
             position: self.position.clone().unwrap_or_else(|| "start".to_string()),
             moves: self.moves.clone(),
-            rules: self.rules,
+            rule_set: self.rule_set,
         }
         .resolve()
     }

@@ -158,7 +158,7 @@ fn contradicts(expected: Verdict, verdict: Verdict) -> bool {
 /// Runs the batch; returns the exit code.
 pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     let stop = interrupt::stop_flag();
-    let entries = read_entries(path, args.rules)?;
+    let entries = read_entries(path, args.rule_set.rules)?;
     let mut options = search_options(&args.search, args.attacker)?;
     let mut table = open_table(&args.search)?;
     let database = open_database(&args.search)?;

@@ -26,7 +26,7 @@ use std::sync::atomic::Ordering;
 pub fn run(args: &ReviewArgs) -> anyhow::Result<i32> {
     let stop = interrupt::stop_flag();
     let moves = read_game(args)?;
-    let start = Position::start_under(args.rules);
+    let start = Position::start_under(args.rule_set.rules);
     let mut options = search_options(&args.search, None)?;
     options.time_limit = options.time_limit.or(Some(DEFAULT_REVIEW_TIME_LIMIT));
     let mut table = open_table(&args.search)?;
@@ -76,7 +76,7 @@ enum Origin<'a> {
 /// The moves of the game the arguments give, read in any notation; a position without its
 /// moves is refused, since a review needs the moves that were played.
 fn read_game(args: &ReviewArgs) -> anyhow::Result<Vec<Move>> {
-    let rules = args.rules;
+    let rules = args.rule_set.rules;
     let (text, origin) = match (&args.game, &args.file) {
         (Some(game), _) if game == "-" => {
             let mut text = String::new();
