@@ -156,3 +156,20 @@ fn a_batch_file_names_its_rule_set_and_a_bad_name_is_one_bad_line() {
     assert_ne!(code, 0, "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn uttt_ai_and_codingame_notations_are_refused_when_won_boards_stay_open() {
+    for notation in ["uttt-ai", "codingame"] {
+        let (code, stdout, stderr) =
+            run_uttt(&["show", "ee ea", "--rules", "open", "--as", notation]);
+        assert_eq!(code, 2, "{stdout}");
+        assert!(stderr.contains("`open`"), "{stderr}");
+    }
+    let (code, stdout, _) = run_uttt(&["show", "ee ea", "--rules", "open", "--json"]);
+    assert_eq!(code, 0);
+    assert!(json(&stdout).get("notations").is_none(), "{stdout}");
+    let (code, stdout, _) =
+        run_uttt(&["show", "ee ea", "--rules", "codingame", "--as", "codingame"]);
+    assert_eq!(code, 0);
+    assert_eq!(stdout.trim(), "moves     4 4, 3 3");
+}

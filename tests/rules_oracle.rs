@@ -10,7 +10,7 @@ use uttt::search::rules::{
     attacker_is_dead, evaluate, immediate_win, may_win_in_two, safe_moves, win_in_two,
     win_in_two_returns, winning_boards, Evaluation,
 };
-use uttt::search::Numbers;
+use uttt::search::{Numbers, Question};
 
 /// Each rule set, as the crate and the oracle name it.
 fn rule_sets() -> [(Rules, OracleRules); 3] {
@@ -280,7 +280,7 @@ fn settled_evaluations_under(rules: Rules, oracle_rules: OracleRules) {
         let text = format_position(&pos);
         let mut value = None;
         for attacker in [Player::X, Player::O] {
-            if let Evaluation::Solved(numbers) = evaluate(&pos, attacker) {
+            if let Evaluation::Solved(numbers) = evaluate(&pos, Question::wins(attacker)) {
                 *fired.entry(settling_rule(&pos, attacker)).or_default() += 1;
                 let (attacker_wins, name) = claimed_value(&pos, attacker, numbers);
                 let value = *value.get_or_insert_with(|| oracle_value_under(&text, oracle_rules));

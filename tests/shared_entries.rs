@@ -9,7 +9,7 @@ use uttt::game::{format_position, Player, Position};
 use uttt::search::dfpn::{Limits, TableEntry};
 use uttt::search::handover::{install, subtree_entries, HANDED_OVER_ENTRIES};
 use uttt::search::numbers::{Numbers, INFINITY};
-use uttt::search::{table_key, Job, JobResult, WorkBudget};
+use uttt::search::{table_key, Job, JobResult, Question, WorkBudget};
 use uttt::table::Table;
 
 /// Solves `root` for `attacker` as one unlimited job against `table`.
@@ -29,7 +29,7 @@ fn search_as_job(
     let limits = Limits::stop_only(&stop);
     let job = Job {
         root: *root,
-        attacker,
+        question: Question::wins(attacker),
         epsilon: 0.25,
         path: Vec::new(),
         thresholds: Numbers {
@@ -80,7 +80,7 @@ fn shared_solved_entries_are_facts_and_spare_the_receiving_table_work() {
                 near_root.push(child);
             }
             for pos in near_root.iter().filter(|p| !p.is_over()) {
-                if let Some(entry) = shared.get(&table_key(pos, attacker)) {
+                if let Some(entry) = shared.get(&table_key(pos, Question::wins(attacker))) {
                     assert!(
                         claim_matches_oracle(pos, attacker, entry.numbers),
                         "shared entry {entry:?} for {} (attacker {attacker:?}) is wrong",
@@ -127,7 +127,8 @@ fn a_table_handed_another_tables_subtree_answers_the_same() {
             // Another table searched part of the way, as a job that then moves.
             let giver = Table::new(1 << 20).unwrap();
             search_as_job(&root, attacker, &giver, None, full.work / 2);
-            let entries = subtree_entries(&giver, &root, attacker, HANDED_OVER_ENTRIES);
+            let entries =
+                subtree_entries(&giver, &root, Question::wins(attacker), HANDED_OVER_ENTRIES);
             let unsolved = entries.iter().filter(|e| !e.numbers.is_solved()).count();
             handed_unsolved.fetch_add(unsolved, Ordering::Relaxed);
             let receiver = Table::new(1 << 20).unwrap();

@@ -37,8 +37,17 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<i32> {
 }
 
 /// `uttt show --as NOTATION`: the position, then a game's moves, a line each (`name  text`).
+/// uttt.ai and CodinGame play with won boards closed, so a position where they stay open has
+/// no notation there (its moves would be illegal, or another game, on those sites).
 fn in_notation(game: &Game, notation: NotationArg) -> anyhow::Result<String> {
     let pos = &game.position;
+    let rules = pos.rules();
+    if notation != NotationArg::Uttt && !rules.won_boards_close() {
+        anyhow::bail!(
+            "uttt.ai and CodinGame close a won board, so a position under the rule set \
+             `{rules}` (won boards stay open) has no notation there: use --as uttt"
+        );
+    }
     let mut out = String::new();
     match notation {
         NotationArg::Uttt => {
@@ -93,7 +102,9 @@ struct ShowJson {
     /// A game's moves from the start, when the position was given as one.
     #[serde(skip_serializing_if = "Option::is_none")]
     moves: Option<Vec<Move>>,
-    notations: Notations,
+    /// Left out when won boards stay open (uttt.ai and CodinGame close them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    notations: Option<Notations>,
 }
 
 /// The position (and a game's moves) in the other notations.
@@ -120,13 +131,13 @@ impl ShowJson {
             game_over: pos.is_over(),
             legal_moves: pos.legal_moves().collect(),
             moves: game.moves.clone(),
-            notations: Notations {
+            notations: pos.rules().won_boards_close().then(|| Notations {
                 uttt_ai_state: format_uttt_ai_state(pos),
                 uttt_ai_link: uttt_ai_state_link(pos),
                 uttt_ai_moves: moves.map(format_uttt_ai_moves),
                 uttt_ai_moves_link: moves.map(uttt_ai_moves_link),
                 codingame: moves.map(format_codingame),
-            },
+            }),
         }
     }
 }

@@ -176,7 +176,7 @@ mod tests {
     use crate::game::Player;
     use crate::search::handover::HANDED_OVER_ENTRIES;
     use crate::search::JobResult;
-    use crate::search::{Numbers, WorkBudget};
+    use crate::search::{Numbers, Question, WorkBudget};
     use crate::table::TableCounters;
 
     #[test]
@@ -210,7 +210,10 @@ mod tests {
             root: "X;.XO.....X;.XOXX.X.O/XXXXO.O../OOXX..OOO/OO..XOOXO/.OXOOXX.O/O..X..OXO/XOXOXX.XO/O.O.OO.X./..XXXXX.."
                 .parse()
                 .unwrap(),
-            attacker: Player::O,
+            question: Question {
+                attacker: Player::O,
+                deadline: Some(u8::MAX),
+            },
             epsilon: f64::MAX,
             path: vec![80; 81],
             thresholds: most,

@@ -5,8 +5,8 @@
 
 use super::numbers::{child_thresholds, initial_numbers, select_child, Numbers, INFINITY};
 use super::rules::{evaluate, Evaluation};
-use super::table_key;
-use crate::game::{Move, MoveSet, Player, Position};
+use super::{table_key, Question};
+use crate::game::{Move, MoveSet, Position};
 use crate::table::{Table, TableCounters, TableWriter};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -149,7 +149,7 @@ impl TableEntry {
 /// A single-threaded DFPN searcher for one binary question, over a shared table.
 pub struct Dfpn<'a> {
     table: TableWriter<'a>,
-    attacker: Player,
+    question: Question,
     epsilon: f64,
     limits: Limits<'a>,
     /// MID calls so far.
@@ -186,11 +186,11 @@ impl Drop for Dfpn<'_> {
 }
 
 impl<'a> Dfpn<'a> {
-    /// A searcher for "does `attacker` win?".
-    pub fn new(table: &'a Table, attacker: Player, epsilon: f64, limits: Limits<'a>) -> Dfpn<'a> {
+    /// A searcher for `question`.
+    pub fn new(table: &'a Table, question: Question, epsilon: f64, limits: Limits<'a>) -> Dfpn<'a> {
         Dfpn {
             table: table.writer(),
-            attacker,
+            question,
             epsilon,
             limits,
             nodes: 0,
@@ -249,9 +249,14 @@ impl<'a> Dfpn<'a> {
         self.stopped
     }
 
+    /// The question this searcher answers.
+    pub fn question(&self) -> Question {
+        self.question
+    }
+
     /// The key of `pos` for this searcher's question.
     pub fn key(&self, pos: &Position) -> u64 {
-        table_key(pos, self.attacker)
+        table_key(pos, self.question)
     }
 
     /// The best knowledge of `pos` without searching: static rules, then the table (an entry
@@ -263,7 +268,7 @@ impl<'a> Dfpn<'a> {
 
     /// [`Dfpn::peek`], with the moves worth searching.
     pub fn peek_moves(&mut self, pos: &Position) -> Peeked {
-        let node = match evaluate(pos, self.attacker) {
+        let node = match evaluate(pos, self.question) {
             Evaluation::Solved(numbers) => {
                 return Peeked {
                     numbers,
@@ -281,16 +286,18 @@ impl<'a> Dfpn<'a> {
         }
     }
 
-    /// What the table knows of `pos` for this question. An entry for the other question that
-    /// proves its attacker wins answers this one too: the attacker here cannot win then.
+    /// What the table knows of `pos` for this question. An entry for the other question (the
+    /// other player's win, with the same deadline) that proves its attacker wins answers this
+    /// one too: the attacker here cannot win then.
     /// Entries hold numbers for the side to move, so "the other attacker wins" reads φ = 0
     /// where that attacker is to move (here it is the defender, which reaches its goal:
     /// proved) and δ = 0 where it is not (here the attacker is to move and fails: disproved).
     /// Both keys of a position share a bucket (see [`table_key`]): one pass over it reads both
     /// entries.
     fn table_numbers(&mut self, pos: &Position) -> Option<Numbers> {
-        let other = self.attacker.opponent();
+        let other = self.question.other();
         let (own, theirs) = self.table.lookup_pair(self.key(pos), table_key(pos, other));
+        let other = other.attacker;
         let own = own.map(|found| found.numbers);
         if own.is_some_and(Numbers::is_solved) {
             return own;
@@ -317,7 +324,7 @@ impl<'a> Dfpn<'a> {
     /// The moves worth searching at `pos` and each child's numbers (empty when the static
     /// rules settle `pos`).
     pub fn children(&mut self, pos: &Position) -> Vec<(Move, Numbers)> {
-        match evaluate(pos, self.attacker) {
+        match evaluate(pos, self.question) {
             Evaluation::Solved(_) => Vec::new(),
             Evaluation::Open(node) => node
                 .moves
@@ -337,7 +344,7 @@ impl<'a> Dfpn<'a> {
     pub fn search(&mut self, root: &Position, thresholds: Numbers, work_limit: u64) -> Numbers {
         self.stopped = false;
         self.node_budget_end = self.nodes.saturating_add(work_limit.max(1));
-        let moves = match evaluate(root, self.attacker) {
+        let moves = match evaluate(root, self.question) {
             Evaluation::Solved(numbers) => return numbers,
             Evaluation::Open(node) => node.moves,
         };
@@ -461,6 +468,7 @@ impl<'a> Dfpn<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Player;
 
     #[test]
     fn a_solved_entry_travels_as_a_four_number_array_and_comes_back_whole() {
@@ -516,7 +524,7 @@ mod tests {
         let mut published_by_searchers = 0;
         // Budgets below, at and above one check interval, and several searches per searcher.
         for budgets in [vec![100], vec![CHECK_INTERVAL], vec![10_000, 3_000, 777]] {
-            let mut searcher = Dfpn::new(&table, Player::X, 0.25, limits);
+            let mut searcher = Dfpn::new(&table, Question::wins(Player::X), 0.25, limits);
             for budget in budgets {
                 searcher.solve(&pos, budget);
             }

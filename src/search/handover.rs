@@ -12,8 +12,8 @@
 //! table is no different; so no answer can change, only the work to reach it.
 
 use super::dfpn::TableEntry;
-use super::table_key;
-use crate::game::{Player, Position};
+use super::{table_key, Question};
+use crate::game::Position;
 use crate::table::{Table, TableWriter};
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
@@ -28,18 +28,18 @@ pub const HANDED_OVER_ENTRIES: usize = 64;
 /// subtrees hold little.
 const WALK_MIN_WORK: u64 = 4;
 
-/// The entries of `table` for the question "does `attacker` win?" below `leaf` (the leaf's own
+/// The entries of `table` for `question` below `leaf` (the leaf's own
 /// included), at most `most`, the most worked first: a best-first walk that goes below an
 /// entry only while it is unsolved (a solved entry says all there is).
 pub fn subtree_entries(
     table: &Table,
     leaf: &Position,
-    attacker: Player,
+    question: Question,
     most: usize,
 ) -> Vec<TableEntry> {
     let mut walk = Walk {
         reader: table.writer(),
-        attacker,
+        question,
         most,
         entries: Vec::new(),
         seen: HashSet::new(),
@@ -62,7 +62,7 @@ pub fn subtree_entries(
 /// The state of [`subtree_entries`]'s walk.
 struct Walk<'t> {
     reader: TableWriter<'t>,
-    attacker: Player,
+    question: Question,
     most: usize,
     entries: Vec<TableEntry>,
     seen: HashSet<u64>,
@@ -76,7 +76,7 @@ impl Walk<'_> {
     /// Takes `pos`'s entry, if the table has one and there is room, and puts the position on
     /// the frontier while its entry is unsolved and worked.
     fn visit(&mut self, pos: Position) {
-        let key = table_key(&pos, self.attacker);
+        let key = table_key(&pos, self.question);
         if self.entries.len() >= self.most || !self.seen.insert(key) {
             return;
         }
@@ -163,6 +163,7 @@ impl Snapshots {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Player;
     use crate::search::dfpn::{Dfpn, Limits};
     use crate::search::numbers::{Numbers, MAX_FINITE};
     use std::sync::atomic::AtomicBool;
@@ -175,7 +176,12 @@ mod tests {
         let table = Table::new(16 << 20).unwrap();
         let pos: Position = POSITION.parse().unwrap();
         let stop = AtomicBool::new(false);
-        let mut dfpn = Dfpn::new(&table, Player::O, 0.25, Limits::stop_only(&stop));
+        let mut dfpn = Dfpn::new(
+            &table,
+            Question::wins(Player::O),
+            0.25,
+            Limits::stop_only(&stop),
+        );
         dfpn.search(
             &pos,
             Numbers {
@@ -191,10 +197,10 @@ mod tests {
     #[test]
     fn a_subtree_walk_gives_the_tables_entries_below_the_leaf_most_worked_first() {
         let (table, pos) = searched_table(20_000);
-        let entries = subtree_entries(&table, &pos, Player::O, 200);
+        let entries = subtree_entries(&table, &pos, Question::wins(Player::O), 200);
         assert_eq!(entries.len(), 200, "the table holds far more than 200");
         // The leaf's own entry first, each entry as the table holds it, none twice.
-        assert_eq!(entries[0].key, table_key(&pos, Player::O));
+        assert_eq!(entries[0].key, table_key(&pos, Question::wins(Player::O)));
         let mut reader = table.writer();
         let mut keys = HashSet::new();
         for entry in &entries {
@@ -204,20 +210,20 @@ mod tests {
         }
         // Every child the search stored is among them (the leaf is walked first).
         for mv in pos.legal_moves() {
-            let key = table_key(&pos.play(mv), Player::O);
+            let key = table_key(&pos.play(mv), Question::wins(Player::O));
             if reader.lookup(key).is_some() {
                 assert!(keys.contains(&key), "child {mv} left out");
             }
         }
         // The other question's entries are not this subtree's.
-        let other = subtree_entries(&table, &pos, Player::X, 200);
+        let other = subtree_entries(&table, &pos, Question::wins(Player::X), 200);
         assert!(other.is_empty(), "nothing asked whether X wins");
     }
 
     #[test]
     fn installing_keeps_what_the_receiving_table_knows_better() {
         let (from, pos) = searched_table(5_000);
-        let entries = subtree_entries(&from, &pos, Player::O, 50);
+        let entries = subtree_entries(&from, &pos, Question::wins(Player::O), 50);
         let to = Table::new(1 << 20).unwrap();
         let mut writer = to.writer();
         let solved = entries[1];

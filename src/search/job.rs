@@ -5,7 +5,8 @@
 use super::dfpn::{Dfpn, Limits, Poll, TableEntry};
 use super::handover::subtree_entries;
 use super::numbers::Numbers;
-use crate::game::{Move, Player, Position};
+use super::Question;
+use crate::game::{Move, Position};
 use crate::table::{Table, TableCounters};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
@@ -42,8 +43,8 @@ pub struct JobTerms {
 pub struct Job {
     /// The position the path starts from: the root of the search.
     pub root: Position,
-    /// The question: "does this player win?".
-    pub attacker: Player,
+    /// The question.
+    pub question: Question,
     /// ε of the 1+ε trick.
     pub epsilon: f64,
     /// Squares of the moves from the root to the leaf to search.
@@ -120,7 +121,7 @@ impl Job {
             let end = began + time;
             limits.deadline = Some(limits.deadline.map_or(end, |d| d.min(end)));
         }
-        let mut searcher = Dfpn::new(table, self.attacker, self.epsilon, limits);
+        let mut searcher = Dfpn::new(table, self.question, self.epsilon, limits);
         if let Some(poll) = poll {
             searcher = searcher.polling(poll);
         }
@@ -142,7 +143,7 @@ impl Job {
             .map(|(mv, numbers)| (mv.square() as u8, numbers))
             .collect();
         let subtree = if self.hand_over > 0 && !numbers.is_solved() {
-            subtree_entries(table, &leaf, self.attacker, self.hand_over)
+            subtree_entries(table, &leaf, self.question, self.hand_over)
         } else {
             Vec::new()
         };
@@ -163,6 +164,7 @@ impl Job {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Player;
     use crate::search::numbers::INFINITY;
     use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -174,7 +176,7 @@ mod tests {
     fn job_at_the_root(thresholds: Numbers, work: WorkBudget) -> Job {
         Job {
             root: POSITION.parse().unwrap(),
-            attacker: Player::O,
+            question: Question::wins(Player::O),
             epsilon: 0.25,
             path: Vec::new(),
             thresholds,
@@ -191,7 +193,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         let limits = Limits::stop_only(&stop);
         let root: Position = POSITION.parse().unwrap();
-        let start = Dfpn::new(&table, Player::O, 0.25, limits).peek(&root);
+        let start = Dfpn::new(&table, Question::wins(Player::O), 0.25, limits).peek(&root);
         let thresholds = Numbers {
             phi: start.phi + 1,
             delta: start.delta + 1,

@@ -1,7 +1,8 @@
 //! How to solve: the engine, its tuning and the limits, as plain data, with the defaults users
 //! get.
 
-use crate::game::Player;
+use super::Question;
+use crate::game::{Player, Position};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -44,6 +45,11 @@ pub struct SolveOptions {
     pub node_limit: Option<u64>,
     /// Ask only "does this player win?" (one binary search) instead of the full value.
     pub attacker: Option<Player>,
+    /// Ask whether the attacker wins within this many plies (a depth-bounded question; see
+    /// [`super::Question`]). Only that one question is asked: the attacker's, or the side to
+    /// move's when no attacker is named.
+    #[serde(default)]
+    pub max_plies: Option<u32>,
     /// For the full value: the player whose win is asked about first (default: the side to
     /// move). When the answer is "yes" the other question is not needed, so the likely winner
     /// first saves a search.
@@ -70,6 +76,7 @@ impl Default for SolveOptions {
             time_limit: None,
             node_limit: None,
             attacker: None,
+            max_plies: None,
             first_question: None,
             job_work: DEFAULT_JOB_WORK,
             split_threshold: DEFAULT_SPLIT_THRESHOLD,
@@ -80,6 +87,15 @@ impl Default for SolveOptions {
 }
 
 impl SolveOptions {
+    /// The binary question about `attacker`'s win at `root` that these options ask: bounded
+    /// by [`SolveOptions::max_plies`] if they set it.
+    pub fn question(&self, root: &Position, attacker: Player) -> Question {
+        match self.max_plies {
+            Some(plies) => Question::wins_within(attacker, root, plies),
+            None => Question::wins(attacker),
+        }
+    }
+
     /// The threads that actually search: one for DFPN, `threads` (at least one) for PN-DFPN and
     /// shared-table DFPN.
     pub fn worker_threads(&self) -> usize {

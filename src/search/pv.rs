@@ -20,7 +20,8 @@ const MAX_PV_PLIES: usize = 40;
 pub fn principal_variation(root: &Position, searcher: &mut Dfpn, node_budget: u64) -> Vec<Move> {
     let mut pv = Vec::new();
     let mut pos = *root;
-    while pv.len() < MAX_PV_PLIES && !pos.is_over() {
+    let question = searcher.question();
+    while pv.len() < MAX_PV_PLIES && !pos.is_over() && question.plies_left(&pos) != Some(0) {
         let search_budget = if pv.is_empty() { node_budget } else { 0 };
         let Some(mv) = best_move(&pos, searcher, search_budget) else {
             break;

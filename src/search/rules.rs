@@ -21,6 +21,9 @@
 //! * **Moves that lose at once are never searched**: with at least one safe move left, the
 //!   others cannot change the node's value ([`safe_moves`]).
 //!
+//! Questions with a ply bound ([`Question::deadline`]): each rule is used only while the win it
+//! reasons about comes in time; [`evaluate`] says how.
+//!
 //! Rule sets: every rule holds under each rule set ([`crate::game::Rules`]); the dead attacker
 //! needs one more condition under CodinGame's rules. Each proof below is written for the common
 //! rules and says what changes when won boards stay open: a board is then won by its first
@@ -32,6 +35,7 @@
 //! holds whoever the board count favours.
 
 use super::numbers::Numbers;
+use super::Question;
 use crate::game::tables::{completing_indices, has_line, lines_within, FULL_MASK};
 use crate::game::{Move, MoveSet, Outcome, Player, Position};
 
@@ -76,7 +80,23 @@ fn goal_numbers(pos: &Position, attacker: Player, attacker_wins: bool) -> Number
     }
 }
 
-/// Applies every static rule to `pos` for the question "does `attacker` win?".
+/// The numbers of `pos` (in play, no immediate win for its side to move) when one ply is left
+/// for the attacker's win: each move ends the question, by the attacker's win or by the
+/// deadline, so the side to move reaches its goal iff one of its moves does. Under CodinGame's
+/// rules a move may end the game with a win on the board count, for either player.
+fn last_ply(pos: &Position, attacker: Player) -> Numbers {
+    let reaches_goal = |mv| {
+        let attacker_wins = pos.play(mv).outcome() == Outcome::Won(attacker);
+        attacker_wins == (pos.side_to_move() == attacker)
+    };
+    if pos.legal_moves().into_iter().any(reaches_goal) {
+        Numbers::PROVED
+    } else {
+        Numbers::DISPROVED
+    }
+}
+
+/// Applies every static rule to `pos` for `question`.
 ///
 /// Immediate win comes first: it settles the node for the side to move whoever attacks. The
 /// dead-attacker test needs no move generation. Then, if no legal move is safe, the opponent
@@ -86,13 +106,30 @@ fn goal_numbers(pos: &Position, attacker: Player, attacker_wins: bool) -> Number
 /// proves the node; it is only looked for when the side to move already has a winning board
 /// it cannot reach this move, because looking everywhere costs more time than it saves (see
 /// BENCHMARKS.md).
-pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
+///
+/// A bounded question ([`Question::deadline`]) fails the attacker once no ply is left, and
+/// each rule holds as long as the win it reasons about comes in time:
+/// - Immediate win and the dead attacker need no ply past the next.
+/// - "No safe move" and the moves it prunes reason about the opponent's win on the ply after
+///   next. That is in time with two plies left, and an attacker's unsafe move is bad for it
+///   whenever the defender's win would come (a defender's win or the deadline both fail the
+///   attacker). Only a defender with one ply left is settled otherwise: by its moves, each of
+///   which ends the question (see `last_ply`).
+/// - A win in two comes three plies on: in time with three plies left, and for a defender it
+///   meets its goal however late it would come, since the deadline would fail the attacker
+///   first.
+pub fn evaluate(pos: &Position, question: Question) -> Evaluation {
+    let attacker = question.attacker;
     match pos.outcome() {
         Outcome::Won(winner) => {
             return Evaluation::Solved(goal_numbers(pos, attacker, winner == attacker))
         }
         Outcome::Draw => return Evaluation::Solved(goal_numbers(pos, attacker, false)),
         Outcome::InPlay => {}
+    }
+    let plies_left = question.plies_left(pos).unwrap_or(u32::MAX);
+    if plies_left == 0 {
+        return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
     let me = pos.side_to_move();
     let my_winning_boards = winning_boards(pos, me);
@@ -105,13 +142,19 @@ pub fn evaluate(pos: &Position, attacker: Player) -> Evaluation {
     if is_dead(pos, attacker, winnable) {
         return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
+    if plies_left == 1 {
+        return Evaluation::Solved(last_ply(pos, attacker));
+    }
     let threats = winning_boards(pos, me.opponent());
     let safe = safe_among(pos, pos.legal_moves(), threats);
     if safe.is_empty() {
         return Evaluation::Solved(Numbers::DISPROVED);
     }
     let returns = my_winning_boards | pos.closed_boards();
-    if my_winning_boards != 0 && win_in_two_among(pos, safe, returns).is_some() {
+    if my_winning_boards != 0
+        && (me != attacker || plies_left >= 3)
+        && win_in_two_among(pos, safe, returns).is_some()
+    {
         return Evaluation::Solved(Numbers::PROVED);
     }
     let attacker_to_move = me == attacker;

@@ -8,7 +8,8 @@
 
 use super::dfpn::{Dfpn, Limits};
 use super::numbers::Numbers;
-use crate::game::{Player, Position};
+use super::Question;
+use crate::game::Position;
 use crate::table::{Table, TableCounters};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -26,11 +27,11 @@ pub struct SharedRun {
     pub counters: TableCounters,
 }
 
-/// Searches "does `attacker` win?" at `root` with `threads` DFPN searchers (at least one)
+/// Searches `question` at `root` with `threads` DFPN searchers (at least one)
 /// against `table`, within `limits` and `node_budget` MID calls in all (split evenly).
 pub fn search(
     root: &Position,
-    attacker: Player,
+    question: Question,
     epsilon: f64,
     threads: usize,
     table: &Table,
@@ -51,7 +52,7 @@ pub fn search(
                 let done = &done;
                 scope.spawn(move || {
                     let mut searcher =
-                        Dfpn::new(table, attacker, epsilon * (1 + i) as f64, shared_limits);
+                        Dfpn::new(table, question, epsilon * (1 + i) as f64, shared_limits);
                     if i == 0 {
                         searcher = searcher.publishing_root_numbers();
                     }

@@ -137,6 +137,9 @@ pub struct SolveReport {
     pub position: Position,
     /// What was established.
     pub verdict: Verdict,
+    /// The bound of a depth-bounded question ([`crate::search::SolveOptions::max_plies`]):
+    /// a `Wins` or `DoesNotWin` verdict is then about a win within this many plies.
+    pub max_plies: Option<u32>,
     /// A best move for the side to move, when the verdict is known and the game not over.
     pub best_move: Option<Move>,
     /// A principal variation from the table (may be short), starting with `best_move`.

@@ -354,3 +354,40 @@ pub fn oracle_value_under(notation: &str, rules: OracleRules) -> &'static str {
         _ => "draw",
     }
 }
+
+/// Answers of [`wins_within`] by position, attacker and plies left.
+type BoundedMemo = HashMap<((u128, u64, u8, u32), bool, u32), bool, BuildHasherDefault<MixHasher>>;
+
+/// Whether X (`x` true) or O wins the position in notation under `rules` within `plies`
+/// plies, by plain minimax to that depth.
+pub fn oracle_wins_within(notation: &str, rules: OracleRules, x: bool, plies: u32) -> bool {
+    let board = OracleBoard::parse_under(notation, rules);
+    wins_within(&board, x, plies, &mut BoundedMemo::default())
+}
+
+/// Minimax of "does X (`x` true) or O win within `plies` plies?": the attacker needs one move
+/// that wins in time, the defender one move after which the attacker cannot.
+fn wins_within(board: &OracleBoard, x: bool, plies: u32, memo: &mut BoundedMemo) -> bool {
+    if let Some(result) = board.result() {
+        return result == if x { 1 } else { -1 };
+    }
+    if plies == 0 {
+        return false;
+    }
+    let key = (memo_key(board), x, plies);
+    if let Some(&known) = memo.get(&key) {
+        return known;
+    }
+    let attacker_to_move = board.x_to_move == x;
+    let mut children = board.moves().into_iter().map(|(b, c)| board.play(b, c));
+    let wins = if attacker_to_move {
+        children.any(|child| wins_within(&child, x, plies - 1, memo))
+    } else {
+        children.all(|child| wins_within(&child, x, plies - 1, memo))
+    };
+    if memo.len() >= MEMO_CAPACITY {
+        memo.clear();
+    }
+    memo.insert(key, wins);
+    wins
+}

@@ -315,6 +315,10 @@ pub struct SolveArgs {
     /// Ask only "does this player win?" (a single binary search).
     #[arg(long, value_enum)]
     pub attacker: Option<PlayerArg>,
+    /// Ask only "does the attacker win within N plies?" (the side to move unless --attacker
+    /// names the attacker): a depth-bounded search, without the database.
+    #[arg(long, value_name = "N", conflicts_with_all = ["file", "certificate", "verify"])]
+    pub max_plies: Option<u32>,
     /// Write a proof certificate of the answer to this file (with --file: into this
     /// directory, one `line-N.cert` per position); `uttt verify` checks it.
     #[arg(long, value_name = "PATH")]

@@ -28,6 +28,9 @@ struct MpiJson<'a> {
 
 /// Runs this process's part of an MPI solve; returns its exit code.
 pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
+    if args.max_plies.is_some() {
+        anyhow::bail!("--max-plies does not run over MPI: leave out --mpi");
+    }
     let stop = interrupt::stop_flag();
     let ran = with_mpi_ranks(
         &args.search,

@@ -44,6 +44,7 @@ pub fn search_options(
         time_limit: args.time_limit,
         node_limit: args.node_limit,
         attacker: attacker.map(Player::from),
+        max_plies: None,
         first_question: None,
         job_work: args.job_work.max(1),
         split_threshold: args.split_threshold,

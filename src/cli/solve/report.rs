@@ -81,6 +81,9 @@ pub struct SolveJson<'a> {
     rules: Rules,
     to_move: Player,
     result: String,
+    /// The bound of a depth-bounded question (`--max-plies`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_plies: Option<u32>,
     value: SolveValue,
     best_move: Option<Move>,
     pv: &'a [Move],
@@ -109,6 +112,7 @@ impl<'a> SolveJson<'a> {
             rules: report.position.rules(),
             to_move: report.to_move(),
             result: verdict_label(report.verdict),
+            max_plies: report.max_plies,
             value: report.value(),
             best_move: report.best_move,
             pv: &report.pv,
@@ -225,6 +229,17 @@ pub fn verdict_words(verdict: Verdict) -> String {
     }
 }
 
+/// The bound a win or a failed win of a depth-bounded question is about, in words
+/// (` within 30 plies`); empty for other verdicts and for unbounded questions.
+fn within_words(verdict: Verdict, max_plies: Option<u32>) -> String {
+    match (verdict, max_plies) {
+        (Verdict::Wins(_) | Verdict::DoesNotWin(_), Some(plies)) => {
+            format!(" within {plies} pl{}", if plies == 1 { "y" } else { "ies" })
+        }
+        _ => String::new(),
+    }
+}
+
 /// The human-readable summary of a solve.
 pub fn summary_text(report: &SolveReport) -> String {
     let mut out = String::new();
@@ -232,8 +247,9 @@ pub fn summary_text(report: &SolveReport) -> String {
     out += &rules_line(report.position.rules());
     let _ = writeln!(
         out,
-        "result     {}  ({} to move: {})",
+        "result     {}{}  ({} to move: {})",
         verdict_words(report.verdict),
+        within_words(report.verdict, report.max_plies),
         report.to_move(),
         value_word(report.value())
     );
@@ -255,8 +271,9 @@ pub fn summary_text(report: &SolveReport) -> String {
     for s in &report.searches {
         let _ = writeln!(
             out,
-            "search     does {} win? {} in {:.3} s, {} nodes, root φ={} δ={}",
+            "search     does {} win{}? {} in {:.3} s, {} nodes, root φ={} δ={}",
             s.attacker,
+            within_words(Verdict::Wins(s.attacker), report.max_plies),
             outcome_word(s.outcome),
             seconds(s.elapsed),
             s.nodes,

@@ -20,7 +20,8 @@ use std::io::Write;
 pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     let stop = interrupt::stop_flag();
     let pos = args.resolve_position()?;
-    let options = search_options(&args.search, args.attacker)?;
+    let mut options = search_options(&args.search, args.attacker)?;
+    options.max_plies = args.max_plies;
     let private_tables = if args.private_tables {
         private_tables(&options, args.search.table_mem)?
     } else {

@@ -18,10 +18,10 @@
 use super::dfpn::{Dfpn, Limits};
 use super::job::{Job, JobResult, JobTerms, WorkBudget};
 use super::numbers::{child_thresholds, select_child, Numbers, INFINITY};
-use super::table_key;
 use super::workers::Workers;
+use super::{table_key, Question};
 use crate::db::campaign::{walk_kept_tree, KeptNode};
-use crate::game::{Move, Player, Position};
+use crate::game::{Move, Position};
 use crate::table::{Table, TableCounters};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
@@ -82,13 +82,13 @@ pub struct PnDfpnRun {
     pub tree: TreeReport,
 }
 
-/// A binary question at a root: "does `attacker` win at `root`?".
+/// A binary question at a root.
 #[derive(Clone, Copy, Debug)]
 pub struct RootQuestion {
     /// The position searched.
     pub root: Position,
-    /// The question's player.
-    pub attacker: Player,
+    /// The question.
+    pub question: Question,
 }
 
 /// Answers `question` with jobs run by `workers`, within `node_budget` MID calls and `limits`
@@ -109,15 +109,15 @@ pub fn search(
     let kept = keeper.as_mut().map(|k| k.kept_tree()).unwrap_or_default();
     let root = Root {
         pos: &question.root,
-        attacker: question.attacker,
+        question: question.question,
         table,
         keep_solved,
     };
-    let mut root_searcher = Dfpn::new(table, root.attacker, config.epsilon, limits);
+    let mut root_searcher = Dfpn::new(table, root.question, config.epsilon, limits);
     let mut tree = if kept.is_empty() {
         Tree::new(root_searcher.peek(root.pos), config.tree_bytes)
     } else {
-        seed_table(&kept, root.pos, root.attacker, table);
+        seed_table(&kept, root.pos, root.question, table);
         Tree::from_kept(&kept, config.tree_bytes)
     };
     let mut run = PnDfpnRun {
@@ -268,7 +268,7 @@ pub fn search(
 /// The root of a search: what selection and merging need besides the tree.
 struct Root<'a> {
     pos: &'a Position,
-    attacker: Player,
+    question: Question,
     /// The table the tree's numbers are stored in.
     table: &'a Table,
     /// Solved subtrees stay in the tree (its keeper keeps it whole).
@@ -285,7 +285,7 @@ struct Merged {
 
 /// Stores every node of a kept tree in the table, as the merges stored them: the searches of
 /// this run then start from what the earlier runs found (and read a best move from it).
-pub(crate) fn seed_table(kept: &[KeptNode], root: &Position, attacker: Player, table: &Table) {
+pub(crate) fn seed_table(kept: &[KeptNode], root: &Position, question: Question, table: &Table) {
     let mut writer = table.writer();
     walk_kept_tree(kept, root, |node, pos| {
         let numbers = Numbers {
@@ -293,7 +293,7 @@ pub(crate) fn seed_table(kept: &[KeptNode], root: &Position, attacker: Player, t
             delta: node.delta,
         };
         writer.store(
-            table_key(pos, attacker),
+            table_key(pos, question),
             numbers,
             u64::from(node.work).max(1),
         );
@@ -382,7 +382,7 @@ fn select_job(
     }
     let job = Job {
         root: *root.pos,
-        attacker: root.attacker,
+        question: root.question,
         epsilon: config.epsilon,
         path,
         thresholds,
@@ -442,7 +442,7 @@ fn merge(
         for &(square, numbers) in &result.children {
             let key = table_key(
                 &leaf_pos.play(Move::from_square(square as usize)),
-                root.attacker,
+                root.question,
             );
             if writer.lookup(key).is_none() {
                 writer.store(key, numbers, 1);
@@ -485,7 +485,7 @@ fn merge(
             tree.free_below(n);
         }
         // The table learns the tree's numbers too, so best moves and later runs find them.
-        let key = table_key(&positions[depth], root.attacker);
+        let key = table_key(&positions[depth], root.question);
         writer.store(key, node.real, u64::from(node.work).max(1));
     }
     run.counters.add(&writer.counters());

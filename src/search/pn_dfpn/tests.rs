@@ -1,6 +1,7 @@
 //! Unit tests of `pn_dfpn`.
 
 use super::*;
+use crate::game::Player;
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 
@@ -60,7 +61,7 @@ fn search_with(slots: usize, table: &Table) -> PnDfpnRun {
     };
     let question = RootQuestion {
         root,
-        attacker: Player::O,
+        question: Question::wins(Player::O),
     };
     let run = search(question, &config, table, limits, 80_000, &mut workers, None);
     assert!(!run.numbers.is_solved(), "the budget must end the search");
@@ -133,7 +134,10 @@ fn jobs_handed_back_unrun_on_an_abort_leave_the_tree_searchable() {
     // jobs are still held: the search takes them back and returns, and the second question
     // finds nothing left counted in flight.
     for attacker in [Player::O, Player::X] {
-        let question = RootQuestion { root, attacker };
+        let question = RootQuestion {
+            root,
+            question: Question::wins(attacker),
+        };
         let run = search(
             question,
             &config,
@@ -170,7 +174,7 @@ fn an_expanded_root_is_stored_with_the_work_of_its_whole_tree() {
     let root: Position = POSITION.parse().unwrap();
     let stored = table
         .writer()
-        .lookup(table_key(&root, Player::O))
+        .lookup(table_key(&root, Question::wins(Player::O)))
         .expect("the root is in the table");
     // The table keeps work rounded down to a power of two.
     assert!(

@@ -59,7 +59,7 @@ impl Workers for PrivateTableWorkers<'_> {
                 let entries = subtree_entries(
                     &self.tables[owner],
                     &sent.job.leaf(),
-                    sent.job.attacker,
+                    sent.job.question,
                     HANDED_OVER_ENTRIES,
                 );
                 install(&entries, &mut self.tables[sent.placed.worker].writer());

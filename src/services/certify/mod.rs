@@ -11,6 +11,7 @@ use crate::db::key::{canonical, KEY_BYTES};
 use crate::game::{Move, Player, Position};
 use crate::search::dfpn::{Dfpn, Limits};
 use crate::search::pn_dfpn::seed_table;
+use crate::search::Question;
 use crate::table::Table;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -109,9 +110,12 @@ pub fn certify(
         .into_iter()
         .map(|claim| {
             let attacker = attacker_of(claim);
-            Writer::new(claim, Dfpn::new(table, attacker, epsilon, limits))
-                .write(1, *pos, &mut research_nodes)
-                .map(|(block, _)| block)
+            Writer::new(
+                claim,
+                Dfpn::new(table, Question::wins(attacker), epsilon, limits),
+            )
+            .write(1, *pos, &mut research_nodes)
+            .map(|(block, _)| block)
         })
         .collect::<Result<Vec<Block>, CertifyError>>()?;
     Ok(Certificate {
@@ -180,9 +184,12 @@ pub fn certify_campaign(
             .iter()
             .find(|(a, _)| *a == attacker)
             .map_or(&[][..], |(_, nodes)| &nodes[..]);
-        seed_table(kept, pos, attacker, table);
+        seed_table(kept, pos, Question::wins(attacker), table);
         let (solved_leaves, tree_moves) = kept_proof(kept, pos, claim);
-        let mut writer = Writer::new(claim, Dfpn::new(table, attacker, epsilon, limits));
+        let mut writer = Writer::new(
+            claim,
+            Dfpn::new(table, Question::wins(attacker), epsilon, limits),
+        );
         let is_solved_leaf = |key: &[u8; KEY_BYTES]| solved_leaves.contains(key);
         writer.pieces = Some(&is_solved_leaf);
         writer.tree_moves = Some(&tree_moves);
@@ -294,7 +301,8 @@ fn write_pieces(
             let Some(&(claim, piece)) = pieces.get(i) else {
                 break;
             };
-            let mut searcher = Dfpn::new(table, attacker_of(claim), epsilon, limits);
+            let mut searcher =
+                Dfpn::new(table, Question::wins(attacker_of(claim)), epsilon, limits);
             searcher.solve(&piece, u64::MAX);
             let block = if searcher.was_stopped() {
                 Err(CertifyError::Stopped)

@@ -166,9 +166,12 @@ impl<'a> Solver<'a> {
 
     /// Solves `pos` with `options` in place of this solver's: from the database when it
     /// knows the answer, else by searching (and then the database learns the answer). A
-    /// campaign solves the canonical image of `pos`, where its trees are kept.
+    /// campaign solves the canonical image of `pos`, where its trees are kept. A question
+    /// bounded by [`SolveOptions::max_plies`] is searched without the database, whose facts
+    /// answer the unbounded questions only.
     fn solve_with(&mut self, pos: &Position, options: &SolveOptions) -> SolveReport {
-        let Some((database, policy)) = self.database else {
+        let database = self.database.filter(|_| options.max_plies.is_none());
+        let Some((database, policy)) = database else {
             return self.search(pos, options, None);
         };
         if !self.campaign {
@@ -209,7 +212,7 @@ impl<'a> Solver<'a> {
     ) -> SolveReport {
         let start = Instant::now();
         let mut used = DatabaseReport::default();
-        if settled_without_search(pos).is_none() {
+        if settled_without_search(pos, options.max_plies).is_none() {
             match database.lookup(pos) {
                 Ok(known) => {
                     if let Some((verdict, best)) = verdict_from(pos, options, &known) {

@@ -43,13 +43,14 @@ impl ThreeValued<'_> {
         let side = pos.side_to_move();
         let mut report = unsearched_report(pos, options);
         let mut counters = TableCounters::default();
-        if let Some((verdict, best)) = settled_without_search(pos) {
+        if let Some((verdict, best)) = settled_without_search(pos, options.max_plies) {
             report.verdict = verdict;
             report.best_move = best;
             report.pv = best.into_iter().collect();
         } else {
             let questions = match options.attacker {
                 Some(attacker) => vec![attacker],
+                None if options.max_plies.is_some() => vec![side],
                 None => {
                     let first = options.first_question.unwrap_or(side);
                     vec![first, first.opponent()]
@@ -89,7 +90,7 @@ impl ThreeValued<'_> {
                         decisive = Some(attacker);
                         break;
                     }
-                    BinaryOutcome::Disproved if options.attacker.is_some() => {
+                    BinaryOutcome::Disproved if questions.len() == 1 => {
                         report.verdict = Verdict::DoesNotWin(attacker);
                         decisive = Some(attacker);
                     }
@@ -103,7 +104,8 @@ impl ThreeValued<'_> {
                 }
             }
             if let Some(attacker) = decisive {
-                let mut searcher = Dfpn::new(table, attacker, options.epsilon, limits);
+                let question = options.question(pos, attacker);
+                let mut searcher = Dfpn::new(table, question, options.epsilon, limits);
                 let budget = node_budget.saturating_sub(report.nodes);
                 report.pv = principal_variation(pos, &mut searcher, budget);
                 report.best_move = report.pv.first().copied();
@@ -124,10 +126,11 @@ impl ThreeValued<'_> {
         workers: Option<&mut (dyn Workers + '_)>,
     ) -> BinaryRun {
         let (pos, options, table, limits) = (self.pos, self.options, self.table, self.limits);
+        let question = options.question(pos, attacker);
         match options.engine {
             Engine::Dfpn => {
                 let mut searcher =
-                    Dfpn::new(table, attacker, options.epsilon, limits).publishing_root_numbers();
+                    Dfpn::new(table, question, options.epsilon, limits).publishing_root_numbers();
                 let numbers = searcher.solve(pos, node_budget);
                 BinaryRun {
                     numbers,
@@ -140,7 +143,7 @@ impl ThreeValued<'_> {
             Engine::SharedDfpn => {
                 let run = shared_dfpn::search(
                     pos,
-                    attacker,
+                    question,
                     options.epsilon,
                     options.threads,
                     table,
@@ -194,7 +197,7 @@ impl ThreeValued<'_> {
                 };
                 let question = RootQuestion {
                     root: *pos,
-                    attacker,
+                    question,
                 };
                 let mut search = |workers: &mut dyn Workers| {
                     let keeper = keeper.as_mut().map(|k| k as &mut dyn TreeKeeper);
@@ -250,6 +253,7 @@ pub(super) fn unsearched_report(pos: &Position, options: &SolveOptions) -> Solve
     SolveReport {
         position: *pos,
         verdict: Verdict::Unknown,
+        max_plies: options.max_plies,
         best_move: None,
         pv: Vec::new(),
         engine: options.engine,
@@ -263,12 +267,16 @@ pub(super) fn unsearched_report(pos: &Position, options: &SolveOptions) -> Solve
     }
 }
 
-/// A finished game, or one the side to move wins this move: the verdict and the winning move.
-/// Such positions need no search.
-pub(super) fn settled_without_search(pos: &Position) -> Option<(Verdict, Option<Move>)> {
+/// A finished game, or one the side to move wins this move (within `max_plies`, if bounded):
+/// the verdict and the winning move. Such positions need no search.
+pub(super) fn settled_without_search(
+    pos: &Position,
+    max_plies: Option<u32>,
+) -> Option<(Verdict, Option<Move>)> {
     match pos.outcome() {
         Outcome::Won(winner) => Some((Verdict::Wins(winner), None)),
         Outcome::Draw => Some((Verdict::Draw, None)),
+        Outcome::InPlay if max_plies == Some(0) => None,
         Outcome::InPlay => {
             immediate_win(pos).map(|mv| (Verdict::Wins(pos.side_to_move()), Some(mv)))
         }
