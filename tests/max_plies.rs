@@ -5,6 +5,7 @@ mod common;
 use common::oracle::{oracle_wins_within, OracleRules};
 use common::{parallel_rows, playout_positions_under};
 use uttt::game::{parse_position_under, Player, Position, Rules};
+use uttt::search::rules::attacker_is_too_slow;
 use uttt::search::{Engine, SolveOptions};
 use uttt::services::{Solver, Verdict};
 use uttt::table::Table;
@@ -203,4 +204,40 @@ fn the_command_line_refuses_a_bound_with_a_batch_or_a_certificate() {
         assert_ne!(code, 0);
         assert!(stderr.contains("--max-plies"), "{stderr}");
     }
+}
+
+#[test]
+fn too_slow_claims_hold_against_the_oracle() {
+    let mut claims = 0;
+    let mut with_moves_left = 0;
+    for (rules, oracle_rules) in [RULE_SETS[0], RULE_SETS[1]] {
+        for first in [20, 35, 50] {
+            for notation in playout_positions_under(rules, first, 400, 0x736c_6f77 + first as u64) {
+                let pos = parse_position_under(&notation, rules).unwrap();
+                for attacker in [Player::X, Player::O] {
+                    for plies in 0..=5 {
+                        if !attacker_is_too_slow(&pos, attacker, plies) {
+                            continue;
+                        }
+                        claims += 1;
+                        with_moves_left += usize::from(plies >= 2);
+                        assert!(
+                            !oracle_wins_within(
+                                &notation,
+                                oracle_rules,
+                                attacker == Player::X,
+                                plies
+                            ),
+                            "{notation} ({}): {attacker} wins within {plies} plies",
+                            oracle_rules.name()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        claims > 5_000 && with_moves_left > 2_000,
+        "{claims} claims, {with_moves_left} with moves left"
+    );
 }

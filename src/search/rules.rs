@@ -14,6 +14,9 @@
 //!   opponent stone), the attacker can never win. Under CodinGame's rules, where a game without
 //!   a line goes to the player with more won boards, only when the attacker also cannot end
 //!   with more won boards than the opponent has now ([`attacker_is_dead`]).
+//! * **Too slow** (questions with a ply bound only): if every line of the big board needs
+//!   more of the attacker's stones than it has moves left, it cannot win in time
+//!   ([`attacker_is_too_slow`]).
 //! * **Every move loses at once**: if each legal move lets the opponent complete a line of won
 //!   boards on the next move, the opponent wins ([`safe_moves`] is empty).
 //! * **Win in two**: a safe move after which every reply lets the side to move win at once
@@ -36,7 +39,7 @@
 
 use super::numbers::Numbers;
 use super::Question;
-use crate::game::tables::{completing_indices, has_line, lines_within, FULL_MASK};
+use crate::game::tables::{completing_indices, has_line, lines_within, FULL_MASK, LINES};
 use crate::game::{Move, MoveSet, Outcome, Player, Position};
 
 /// What the static rules say about a position, for one binary question.
@@ -109,7 +112,9 @@ fn last_ply(pos: &Position, attacker: Player) -> Numbers {
 ///
 /// A bounded question ([`Question::deadline`]) fails the attacker once no ply is left, and
 /// each rule holds as long as the win it reasons about comes in time:
-/// - Immediate win and the dead attacker need no ply past the next.
+/// - Immediate win and the dead attacker need no ply past the next; "too slow" counts the
+///   attacker's moves in the plies left (under CodinGame's rules only where, as for the dead
+///   attacker, it cannot win on the board count).
 /// - "No safe move" and the moves it prunes reason about the opponent's win on the ply after
 ///   next. That is in time with two plies left, and an attacker's unsafe move is bad for it
 ///   whenever the defender's win would come (a defender's win or the deadline both fail the
@@ -140,6 +145,11 @@ pub fn evaluate(pos: &Position, question: Question) -> Evaluation {
     let winnable = pos.winnable_boards_of_both();
     let attacker_lines = lines_within(winnable[attacker.index()]);
     if is_dead(pos, attacker, winnable) {
+        return Evaluation::Solved(goal_numbers(pos, attacker, false));
+    }
+    if attacker_is_too_slow(pos, attacker, plies_left)
+        && !count_win_possible(pos, attacker, winnable)
+    {
         return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
     if plies_left == 1 {
@@ -424,6 +434,59 @@ pub fn may_win_in_two(pos: &Position, mv: Move, returns: u16) -> bool {
         sends_to |= FULL_MASK & !occupied_after(reply_board) & !(1 << reply_board);
     }
     sends_to & !(1 << board) & !returns == 0
+}
+
+/// Whether `attacker` has too few moves in the `plies_left` plies left to complete a line of
+/// won boards: every line needs more of its stones than it can place (moves on the plies of
+/// its turn: half the plies left, rounded up when it is to move).
+///
+/// Proof: a move places one stone in one board. The attacker wins a board only by three of
+/// its stones in a local line that holds none of the defender's (a line in a board already
+/// won adds no board when won boards stay open), so a board it has not won needs at least
+/// three less its stones on the best such line, and a board won by the defender, drawn or
+/// full can never be its. A line of won boards needs each of its three boards, with stones
+/// of their own, so at least the sum of their needs. Under CodinGame's rules the attacker may
+/// also win on the board count, which the caller rules out (see `count_win_possible`).
+pub fn attacker_is_too_slow(pos: &Position, attacker: Player, plies_left: u32) -> bool {
+    let moves_left = if pos.side_to_move() == attacker {
+        plies_left.div_ceil(2)
+    } else {
+        plies_left / 2
+    };
+    if moves_left >= 9 {
+        // No line that can still be the attacker's needs more than 9 stones: nothing to ask
+        // (this also leaves unbounded questions at once).
+        return false;
+    }
+    let need: [u32; 9] = std::array::from_fn(|board| stones_to_win_board(pos, attacker, board));
+    LINES.iter().all(|&line| {
+        let line_need: u32 = (0..9)
+            .filter(|board| line & 1 << board != 0)
+            .map(|board| need[board])
+            .sum();
+        line_need > moves_left
+    })
+}
+
+/// The fewest stones `player` must still place in `board` to win it (0 if it has; more than
+/// any count of moves, 10, if it never can): see [`attacker_is_too_slow`].
+fn stones_to_win_board(pos: &Position, player: Player, board: usize) -> u32 {
+    const NEVER: u32 = 10;
+    let bit = 1 << board;
+    if pos.won_boards(player) & bit != 0 {
+        return 0;
+    }
+    if (pos.owned_boards() | pos.closed_boards()) & bit != 0 {
+        return NEVER;
+    }
+    let mine = pos.local_cells(player, board);
+    let theirs = pos.local_cells(player.opponent(), board);
+    LINES
+        .iter()
+        .filter(|&&line| line & theirs == 0)
+        .map(|&line| 3 - (line & mine).count_ones())
+        .min()
+        .unwrap_or(NEVER)
 }
 
 /// Whether the attacker can never win `pos`: no line of won boards is left to it (see
