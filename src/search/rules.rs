@@ -60,8 +60,8 @@ pub struct OpenNode {
     pub moves: MoveSet,
     /// Whether the attacker is the side to move.
     pub attacker_to_move: bool,
-    /// How many lines of the big board the attacker could still complete (1 to 8, see
-    /// [`live_lines`]).
+    /// How many lines of the big board the attacker could still complete (0 to 8, see
+    /// [`live_lines`]; under a ply bound, in time: see [`lines_in_time`]).
     pub attacker_lines: u32,
     /// How many lines of the big board the defender could still complete (0 to 8): each is a
     /// way for it to win, which answers the question as surely as spoiling the attacker's lines.
@@ -143,15 +143,15 @@ pub fn evaluate(pos: &Position, question: Question) -> Evaluation {
         return Evaluation::Solved(Numbers::PROVED);
     }
     let winnable = pos.winnable_boards_of_both();
-    let attacker_lines = lines_within(winnable[attacker.index()]);
     if is_dead(pos, attacker, winnable) {
         return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
-    if attacker_is_too_slow(pos, attacker, plies_left)
-        && !count_win_possible(pos, attacker, winnable)
-    {
+    let in_time = lines_in_time(pos, attacker, plies_left);
+    if in_time == Some(0) && !count_win_possible(pos, attacker, winnable) {
+        // Too slow (see `attacker_is_too_slow`).
         return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
+    let attacker_lines = in_time.unwrap_or_else(|| lines_within(winnable[attacker.index()]));
     if plies_left == 1 {
         return Evaluation::Solved(last_ply(pos, attacker));
     }
@@ -437,35 +437,43 @@ pub fn may_win_in_two(pos: &Position, mv: Move, returns: u16) -> bool {
 }
 
 /// Whether `attacker` has too few moves in the `plies_left` plies left to complete a line of
-/// won boards: every line needs more of its stones than it can place (moves on the plies of
-/// its turn: half the plies left, rounded up when it is to move).
-///
-/// Proof: a move places one stone in one board. The attacker wins a board only by three of
-/// its stones in a local line that holds none of the defender's (a line in a board already
-/// won adds no board when won boards stay open), so a board it has not won needs at least
-/// three less its stones on the best such line, and a board won by the defender, drawn or
-/// full can never be its. A line of won boards needs each of its three boards, with stones
-/// of their own, so at least the sum of their needs. Under CodinGame's rules the attacker may
-/// also win on the board count, which the caller rules out (see `count_win_possible`).
+/// won boards: every line needs more of its stones than it can place (see
+/// [`lines_in_time`]).
 pub fn attacker_is_too_slow(pos: &Position, attacker: Player, plies_left: u32) -> bool {
+    lines_in_time(pos, attacker, plies_left) == Some(0)
+}
+
+/// How many lines of the big board `attacker` could still complete in the `plies_left` plies
+/// left: lines that need no more of its stones than it has moves (on the plies of its turn:
+/// half the plies left, rounded up when it is to move). `None` when it has 9 moves or more,
+/// as many as any line that can still be its needs (so for every unbounded question).
+///
+/// Proof that a line left out cannot be completed in time: a move places one stone in one
+/// board. The attacker wins a board only by three of its stones in a local line that holds
+/// none of the defender's (a line in a board already won adds no board when won boards stay
+/// open), so a board it has not won needs at least three less its stones on the best such
+/// line, and a board won by the defender, drawn or full can never be its. A line of won boards
+/// needs each of its three boards, with stones of their own, so at least the sum of their
+/// needs. (Under CodinGame's rules the attacker may also win on the board count, which
+/// [`evaluate`] rules out before it calls the attacker too slow.)
+pub fn lines_in_time(pos: &Position, attacker: Player, plies_left: u32) -> Option<u32> {
     let moves_left = if pos.side_to_move() == attacker {
         plies_left.div_ceil(2)
     } else {
         plies_left / 2
     };
     if moves_left >= 9 {
-        // No line that can still be the attacker's needs more than 9 stones: nothing to ask
-        // (this also leaves unbounded questions at once).
-        return false;
+        return None;
     }
     let need: [u32; 9] = std::array::from_fn(|board| stones_to_win_board(pos, attacker, board));
-    LINES.iter().all(|&line| {
+    let in_time = LINES.iter().filter(|&&line| {
         let line_need: u32 = (0..9)
             .filter(|board| line & 1 << board != 0)
             .map(|board| need[board])
             .sum();
-        line_need > moves_left
-    })
+        line_need <= moves_left
+    });
+    Some(in_time.count() as u32)
 }
 
 /// The fewest stones `player` must still place in `board` to win it (0 if it has; more than
