@@ -4,9 +4,9 @@
 mod common;
 use common::oracle::{oracle_wins_within, OracleRules};
 use common::{parallel_rows, playout_positions_under};
-use uttt::game::{parse_position_under, Player, Position, Rules};
-use uttt::search::rules::attacker_is_too_slow;
-use uttt::search::{Engine, SolveOptions};
+use uttt::game::{format_position, parse_position_under, Player, Position, Rules};
+use uttt::search::rules::{attacker_is_too_slow, evaluate, Evaluation};
+use uttt::search::{Engine, Question, SolveOptions};
 use uttt::services::{Solver, Verdict};
 use uttt::table::Table;
 
@@ -21,8 +21,8 @@ const RULE_SETS: [(Rules, OracleRules); 3] = [
 ];
 
 /// Whether the solver answers that `attacker` wins `pos` within `plies` plies, searching
-/// against `table`; panics on `unknown`. When it does and the attacker is to move, its best move must win in time by the
-/// oracle, and its principal variation must end within the bound.
+/// against `table`; panics on `unknown`. When it does and the attacker is to move, its best
+/// move must win in time by the oracle, and its principal variation must end within the bound.
 fn solver_wins_within(
     pos: &Position,
     oracle_rules: OracleRules,
@@ -39,12 +39,17 @@ fn solver_wins_within(
     assert!(report.pv.len() <= plies as usize, "{pos}: {:?}", report.pv);
     let wins = match report.verdict {
         Verdict::Wins(winner) => winner == attacker,
-        Verdict::DoesNotWin(_) | Verdict::Draw => false,
+        Verdict::DoesNotWin(_) => false,
+        Verdict::Draw => {
+            // Only a finished game is settled as a draw without a search.
+            assert!(pos.is_over(), "{pos}: a draw answers a bounded question");
+            false
+        }
         Verdict::Unknown => panic!("{pos}: unknown within {plies} plies for {attacker}"),
     };
     if wins && pos.side_to_move() == attacker {
         let best = report.best_move.expect("a win has a best move");
-        let child = uttt::game::format_position(&pos.play(best));
+        let child = format_position(&pos.play(best));
         assert!(
             oracle_wins_within(&child, oracle_rules, attacker == Player::X, plies - 1),
             "{pos}: the best move {best} does not win within {plies} plies"
@@ -129,26 +134,48 @@ fn every_engine_and_a_tiny_table_answer_bounded_questions_as_the_oracle() {
 }
 
 #[test]
-fn a_bound_past_the_last_empty_cell_answers_the_unbounded_question() {
+fn a_bound_at_the_last_cell_is_the_unbounded_question_and_one_short_of_it_agrees_with_it() {
     let rules = RULE_SETS[0];
+    let mut bounded_wins = 0;
     for notation in late_positions(rules.0, 30, 0x6e6f_626f) {
         let pos = parse_position_under(&notation, rules.0).unwrap();
+        let to_last_cell = 81 - pos.stone_count();
         for attacker in [Player::X, Player::O] {
-            let table = Table::new(1 << 20).unwrap();
-            let unbounded = Solver::new(&SolveOptions::default(), &table)
-                .solve_question(&pos, attacker)
-                .verdict;
-            let bounded = SolveOptions {
-                max_plies: Some(81),
-                ..SolveOptions::default()
+            let verdict = |max_plies| {
+                let options = SolveOptions {
+                    max_plies,
+                    ..SolveOptions::default()
+                };
+                let table = Table::new(1 << 20).unwrap();
+                Solver::new(&options, &table)
+                    .solve_question(&pos, attacker)
+                    .verdict
             };
-            let table = Table::new(1 << 20).unwrap();
-            let verdict = Solver::new(&bounded, &table)
-                .solve_question(&pos, attacker)
-                .verdict;
-            assert_eq!(verdict, unbounded, "{notation}: does {attacker} win?");
+            let unbounded = verdict(None);
+            assert_eq!(
+                verdict(Some(to_last_cell)),
+                unbounded,
+                "{notation}: {attacker}"
+            );
+            // One ply short of the last cell: a bounded search that may only lose wins that
+            // come on the last ply.
+            let short = verdict(Some(to_last_cell - 1));
+            assert_ne!(short, Verdict::Unknown);
+            if short == Verdict::Wins(attacker) {
+                bounded_wins += 1;
+                assert_eq!(
+                    unbounded, short,
+                    "{notation}: {attacker} wins only when bounded"
+                );
+            } else if unbounded != Verdict::Wins(attacker) {
+                assert_ne!(short, Verdict::Wins(attacker), "{notation}: {attacker}");
+            }
         }
     }
+    assert!(
+        bounded_wins > 5,
+        "only {bounded_wins} wins one ply short of the last cell"
+    );
 }
 
 #[test]
@@ -193,16 +220,20 @@ fn the_command_line_answers_within_the_bound_and_not_below_it() {
 }
 
 #[test]
-fn the_command_line_refuses_a_bound_with_a_batch_or_a_certificate() {
-    for extra in [["--file", "-"], ["--certificate", "x.cert"]] {
-        let mut args = vec!["solve", "--max-plies", "9"];
-        if extra[0] != "--file" {
-            args.push("start");
-        }
-        args.extend_from_slice(&extra);
+fn the_command_line_refuses_a_bound_with_a_batch_a_certificate_or_a_database() {
+    let refusals: [&[&str]; 5] = [
+        &["--max-plies", "9", "--file", "-"],
+        &["start", "--max-plies", "9", "--certificate", "x.cert"],
+        &["start", "--max-plies", "9", "--verify"],
+        &["start", "--max-plies", "9", "--db", "x.db"],
+        &["start", "--max-plies", "82"],
+    ];
+    for extra in refusals {
+        let mut args = vec!["solve"];
+        args.extend_from_slice(extra);
         let (code, _, stderr) = common::run_uttt(&args);
-        assert_ne!(code, 0);
-        assert!(stderr.contains("--max-plies"), "{stderr}");
+        assert_eq!(code, 2, "{extra:?}: {stderr}");
+        assert!(stderr.contains("--max-plies"), "{extra:?}: {stderr}");
     }
 }
 
@@ -210,7 +241,7 @@ fn the_command_line_refuses_a_bound_with_a_batch_or_a_certificate() {
 fn too_slow_claims_hold_against_the_oracle() {
     let mut claims = 0;
     let mut with_moves_left = 0;
-    for (rules, oracle_rules) in [RULE_SETS[0], RULE_SETS[1]] {
+    for (rules, oracle_rules) in RULE_SETS {
         for first in [20, 35, 50] {
             for notation in playout_positions_under(rules, first, 400, 0x736c_6f77 + first as u64) {
                 let pos = parse_position_under(&notation, rules).unwrap();
@@ -239,5 +270,60 @@ fn too_slow_claims_hold_against_the_oracle() {
     assert!(
         claims > 5_000 && with_moves_left > 2_000,
         "{claims} claims, {with_moves_left} with moves left"
+    );
+}
+
+#[test]
+fn every_static_rule_holds_under_a_ply_bound() {
+    // A node the rules settle must have the oracle's value, and every move they leave out must
+    // fail the side to move's goal, for each bound from 0 to 4 plies.
+    let (mut settled, mut pruned) = (0, 0);
+    for (index, (rules, oracle_rules)) in RULE_SETS.into_iter().enumerate() {
+        for notation in playout_positions_under(rules, 45, 300, 0x7275_6c65 + index as u64) {
+            let pos = parse_position_under(&notation, rules).unwrap();
+            for attacker in [Player::X, Player::O] {
+                let x = attacker == Player::X;
+                let attacker_to_move = pos.side_to_move() == attacker;
+                for plies in 0..=4 {
+                    let question = Question::wins_within(attacker, &pos, plies);
+                    match evaluate(&pos, question) {
+                        Evaluation::Solved(numbers) => {
+                            settled += 1;
+                            let attacker_wins =
+                                oracle_wins_within(&notation, oracle_rules, x, plies);
+                            assert_eq!(
+                                numbers.phi == 0,
+                                attacker_wins == attacker_to_move,
+                                "{notation} ({}): settled wrongly for {attacker} within {plies}",
+                                oracle_rules.name()
+                            );
+                        }
+                        Evaluation::Open(node) => {
+                            for mv in pos
+                                .legal_moves()
+                                .into_iter()
+                                .filter(|&m| !node.moves.contains(m))
+                            {
+                                pruned += 1;
+                                let child = format_position(&pos.play(mv));
+                                let attacker_wins =
+                                    oracle_wins_within(&child, oracle_rules, x, plies - 1);
+                                assert_eq!(
+                                    attacker_wins,
+                                    !attacker_to_move,
+                                    "{notation} ({}): the pruned move {mv} reaches the goal \
+                                     of the side to move ({attacker} within {plies})",
+                                    oracle_rules.name()
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        settled > 2_000 && pruned > 200,
+        "{settled} settled, {pruned} pruned"
     );
 }

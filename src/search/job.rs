@@ -43,7 +43,8 @@ pub struct JobTerms {
 pub struct Job {
     /// The position the path starts from: the root of the search.
     pub root: Position,
-    /// The question.
+    /// The question the job's search answers below its leaf: the root's (the same attacker
+    /// and deadline, see [`Question`]).
     pub question: Question,
     /// ε of the 1+ε trick.
     pub epsilon: f64,

@@ -52,6 +52,9 @@ pub struct Question {
     /// The player whose win is asked about.
     pub attacker: Player,
     /// The most stones the board may hold when the attacker's win comes; `None` for no bound.
+    /// At most 80: a deadline of 81 stones (every cell) is no bound, and
+    /// [`Question::wins_within`] leaves it out so that such questions share the unbounded
+    /// question's entries.
     #[serde(default)]
     pub deadline: Option<u8>,
 }
@@ -65,10 +68,10 @@ impl Question {
         }
     }
 
-    /// "Does `attacker` win within `plies` plies of `pos`?" (a bound past the last empty cell
-    /// is no bound at all, and is left out).
+    /// "Does `attacker` win within `plies` plies of `pos`?" (a bound that reaches the last
+    /// cell is no bound at all, and is left out).
     pub fn wins_within(attacker: Player, pos: &Position, plies: u32) -> Question {
-        let deadline = pos.stone_count() + plies;
+        let deadline = pos.stone_count().saturating_add(plies);
         Question {
             attacker,
             deadline: (deadline < 81).then_some(deadline as u8),

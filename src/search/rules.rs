@@ -15,8 +15,9 @@
 //!   a line goes to the player with more won boards, only when the attacker also cannot end
 //!   with more won boards than the opponent has now ([`attacker_is_dead`]).
 //! * **Too slow** (questions with a ply bound only): if every line of the big board needs
-//!   more of the attacker's stones than it has moves left, it cannot win in time
-//!   ([`attacker_is_too_slow`]).
+//!   more of the attacker's stones than it has moves left, it cannot win in time (under
+//!   CodinGame's rules only when, as for the dead attacker, it cannot win on the board count
+//!   either: [`attacker_is_too_slow`]).
 //! * **Every move loses at once**: if each legal move lets the opponent complete a line of won
 //!   boards on the next move, the opponent wins ([`safe_moves`] is empty).
 //! * **Win in two**: a safe move after which every reply lets the side to move win at once
@@ -28,11 +29,12 @@
 //! reasons about comes in time; [`evaluate`] says how.
 //!
 //! Rule sets: every rule holds under each rule set ([`crate::game::Rules`]); the dead attacker
-//! needs one more condition under CodinGame's rules. Each proof below is written for the common
-//! rules and says what changes when won boards stay open: a board is then won by its first
-//! line only (a line in a board already won adds nothing), stays open until full, and closes
-//! only when full. CodinGame's rules change only the outcome of a game that ends with every
-//! board closed and no line, which no rule but the dead attacker reasons about: the others
+//! and too slow need one more condition under CodinGame's rules. Each proof below is written
+//! for the common rules and says what changes when won boards stay open: a board is then won
+//! by its first line only (a line in a board already won adds nothing), stays open until full,
+//! and closes only when full. CodinGame's rules change only the outcome of a game that ends
+//! with every board closed and no line. Besides the dead attacker and too slow, only the last
+//! ply of a bounded question reasons about that outcome (it plays each move out). The others
 //! reason about lines of won boards completed on the next move or two, and count a move that
 //! ends the game without such a line as ending it without the opponent's immediate win, which
 //! holds whoever the board count favours.
@@ -101,8 +103,11 @@ fn last_ply(pos: &Position, attacker: Player) -> Numbers {
 
 /// Applies every static rule to `pos` for `question`.
 ///
-/// Immediate win comes first: it settles the node for the side to move whoever attacks. The
-/// dead-attacker test needs no move generation. Then, if no legal move is safe, the opponent
+/// A finished game is settled by its outcome. Immediate win comes first among the rules: it
+/// settles the node for the side to move whoever attacks. The dead-attacker test needs no move
+/// generation. (Under a ply bound, none left fails the attacker before the rules, too slow comes
+/// after the dead attacker, and one ply left is settled by playing each move out.) Then, if no
+/// legal move is safe, the opponent
 /// wins on its next move whatever the side to move does: winning is the opponent's goal both
 /// as attacker and as defender (a defender that wins has kept the attacker from winning), so
 /// the side to move fails its goal and the node is disproved for it. Last, a win in two
@@ -115,11 +120,12 @@ fn last_ply(pos: &Position, attacker: Player) -> Numbers {
 /// - Immediate win and the dead attacker need no ply past the next; "too slow" counts the
 ///   attacker's moves in the plies left (under CodinGame's rules only where, as for the dead
 ///   attacker, it cannot win on the board count).
+/// - With one ply left each move ends the question (by the attacker's win, or by the
+///   deadline), so either side to move is settled by playing its moves out (see `last_ply`).
 /// - "No safe move" and the moves it prunes reason about the opponent's win on the ply after
 ///   next. That is in time with two plies left, and an attacker's unsafe move is bad for it
 ///   whenever the defender's win would come (a defender's win or the deadline both fail the
-///   attacker). Only a defender with one ply left is settled otherwise: by its moves, each of
-///   which ends the question (see `last_ply`).
+///   attacker).
 /// - A win in two comes three plies on: in time with three plies left, and for a defender it
 ///   meets its goal however late it would come, since the deadline would fail the attacker
 ///   first.
@@ -147,8 +153,7 @@ pub fn evaluate(pos: &Position, question: Question) -> Evaluation {
         return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
     let in_time = lines_in_time(pos, attacker, plies_left);
-    if in_time == Some(0) && !count_win_possible(pos, attacker, winnable) {
-        // Too slow (see `attacker_is_too_slow`).
+    if is_too_slow(pos, attacker, in_time, winnable) {
         return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
     let attacker_lines = in_time.unwrap_or_else(|| lines_within(winnable[attacker.index()]));
@@ -436,11 +441,17 @@ pub fn may_win_in_two(pos: &Position, mv: Move, returns: u16) -> bool {
     sends_to & !(1 << board) & !returns == 0
 }
 
-/// Whether `attacker` has too few moves in the `plies_left` plies left to complete a line of
-/// won boards: every line needs more of its stones than it can place (see
-/// [`lines_in_time`]).
+/// Whether `attacker` cannot win `pos` in the `plies_left` plies left: every line of won
+/// boards needs more of its stones than it can place (see [`lines_in_time`]) and, under
+/// CodinGame's rules, it cannot win on the board count either (see `count_win_possible`).
 pub fn attacker_is_too_slow(pos: &Position, attacker: Player, plies_left: u32) -> bool {
-    lines_in_time(pos, attacker, plies_left) == Some(0)
+    let in_time = lines_in_time(pos, attacker, plies_left);
+    is_too_slow(pos, attacker, in_time, pos.winnable_boards_of_both())
+}
+
+/// [`attacker_is_too_slow`] given [`lines_in_time`] and both players' winnable boards.
+fn is_too_slow(pos: &Position, attacker: Player, in_time: Option<u32>, winnable: [u16; 2]) -> bool {
+    in_time == Some(0) && !count_win_possible(pos, attacker, winnable)
 }
 
 /// How many lines of the big board `attacker` could still complete in the `plies_left` plies
@@ -455,7 +466,7 @@ pub fn attacker_is_too_slow(pos: &Position, attacker: Player, plies_left: u32) -
 /// line, and a board won by the defender, drawn or full can never be its. A line of won boards
 /// needs each of its three boards, with stones of their own, so at least the sum of their
 /// needs. (Under CodinGame's rules the attacker may also win on the board count, which
-/// [`evaluate`] rules out before it calls the attacker too slow.)
+/// [`attacker_is_too_slow`] rules out besides.)
 pub fn lines_in_time(pos: &Position, attacker: Player, plies_left: u32) -> Option<u32> {
     let moves_left = if pos.side_to_move() == attacker {
         plies_left.div_ceil(2)

@@ -85,8 +85,8 @@ fn rank(value: SolveValue) -> u8 {
 /// with `solve` (a [`super::Solver`]'s) against `table`. `options.time_limit` and
 /// `options.node_limit` bound
 /// the whole analysis: moves not finished within them stay `Unknown`, and so do all moves
-/// after the solver's stop flag is raised. `options.attacker` is ignored: every move gets its
-/// full value.
+/// after the solver's stop flag is raised. `options.attacker` and `options.max_plies` are
+/// ignored: every move gets its full value.
 pub(super) fn analyze(
     pos: &Position,
     options: &SolveOptions,
@@ -102,6 +102,7 @@ pub(super) fn analyze(
         // What is left of the analysis's limits bounds this move's solve.
         let per_move = SolveOptions {
             attacker: None,
+            max_plies: None,
             time_limit: options
                 .time_limit
                 .map(|t| t.saturating_sub(start.elapsed())),

@@ -316,8 +316,13 @@ pub struct SolveArgs {
     #[arg(long, value_enum)]
     pub attacker: Option<PlayerArg>,
     /// Ask only "does the attacker win within N plies?" (the side to move unless --attacker
-    /// names the attacker): a depth-bounded search, without the database.
-    #[arg(long, value_name = "N", conflicts_with_all = ["file", "certificate", "verify"])]
+    /// names the attacker): a depth-bounded search (0 to 81 plies), without the database.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(0..=81),
+        conflicts_with_all = ["file", "certificate", "verify", "db"]
+    )]
     pub max_plies: Option<u32>,
     /// Write a proof certificate of the answer to this file (with --file: into this
     /// directory, one `line-N.cert` per position); `uttt verify` checks it.

@@ -56,6 +56,9 @@ pub struct CampaignRun {
 pub enum CampaignError {
     /// The request names another engine than PN-DFPN.
     WrongEngine(Engine),
+    /// The request bounds the question by a ply count (a campaign's trees and facts answer
+    /// the unbounded questions).
+    BoundedQuestion(u32),
     /// The database failed, or cannot hold the campaign.
     Database(DbError),
     /// The snapshot file named is the database itself.
@@ -76,6 +79,10 @@ impl fmt::Display for CampaignError {
                 f,
                 "a campaign runs the pn-dfpn engine, whose tree it keeps (not {})",
                 engine.name()
+            ),
+            CampaignError::BoundedQuestion(plies) => write!(
+                f,
+                "a campaign answers who wins, at any depth: not within {plies} plies"
             ),
             CampaignError::Database(error) => error.fmt(f),
             CampaignError::SnapshotIsDatabase(path) => write!(
@@ -119,10 +126,14 @@ pub struct Campaign<'a> {
 
 impl<'a> Campaign<'a> {
     /// The campaign `request` asks for. Refused before any search when the engine is not
-    /// PN-DFPN (before the database is opened or created) or the database cannot hold it.
+    /// PN-DFPN or the question has a ply bound (before the database is opened or created), or
+    /// when the database cannot hold it.
     pub fn open(request: &'a CampaignRequest) -> Result<Campaign<'a>, CampaignError> {
         if request.options.engine != Engine::PnDfpn {
             return Err(CampaignError::WrongEngine(request.options.engine));
+        }
+        if let Some(plies) = request.options.max_plies {
+            return Err(CampaignError::BoundedQuestion(plies));
         }
         let database = Database::open(&request.database)?;
         database.campaign(&request.position)?;
@@ -209,6 +220,27 @@ mod tests {
         assert!(matches!(
             Campaign::open(&request),
             Err(CampaignError::WrongEngine(Engine::Dfpn))
+        ));
+        assert!(!database.exists());
+    }
+
+    #[test]
+    fn a_campaign_of_a_bounded_question_is_refused_before_its_database_is_created() {
+        let database =
+            std::env::temp_dir().join(format!("uttt-campaign-bounded-{}.db", std::process::id()));
+        let request = CampaignRequest {
+            position: Position::start(),
+            database: database.clone(),
+            options: SolveOptions {
+                max_plies: Some(25),
+                ..SolveOptions::default()
+            },
+            db_min_work: 0,
+            snapshot: None,
+        };
+        assert!(matches!(
+            Campaign::open(&request),
+            Err(CampaignError::BoundedQuestion(25))
         ));
         assert!(!database.exists());
     }

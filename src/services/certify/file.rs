@@ -73,6 +73,8 @@ pub enum CertificateFileError {
     },
     /// Reading it back for the check failed.
     Check(CheckFileError),
+    /// The answer is about a win within so many plies, which no certificate states.
+    BoundedAnswer(u32),
 }
 
 impl fmt::Display for CertificateFileError {
@@ -82,6 +84,10 @@ impl fmt::Display for CertificateFileError {
                 write!(f, "cannot write certificate {}", path.display())
             }
             CertificateFileError::Check(error) => error.fmt(f),
+            CertificateFileError::BoundedAnswer(plies) => write!(
+                f,
+                "a certificate proves who wins at any depth, not an answer within {plies} plies"
+            ),
         }
     }
 }
@@ -91,6 +97,7 @@ impl std::error::Error for CertificateFileError {
         match self {
             CertificateFileError::Write { source, .. } => Some(source),
             CertificateFileError::Check(error) => error.source(),
+            CertificateFileError::BoundedAnswer(_) => None,
         }
     }
 }
@@ -99,7 +106,9 @@ impl std::error::Error for CertificateFileError {
 /// `Ok(None)` when there is no answer to certify or `stop` ended the extraction. A solver
 /// error found while writing, or a certificate that does not verify, is reported
 /// (`certified: false`, with the `problem`): it is a bug, which the caller makes loud.
-/// `name` goes into the name of the temporary file used when `request` names none.
+/// `name` goes into the name of the temporary file used when `request` names none. An answer
+/// within a ply bound ([`SolveReport::max_plies`]) is refused: certificates state who wins at
+/// any depth.
 pub fn write_and_check(
     report: &SolveReport,
     table: &Table,
@@ -110,6 +119,9 @@ pub fn write_and_check(
 ) -> Result<Option<CertificateFigures>, CertificateFileError> {
     if !report.verdict.is_answered() {
         return Ok(None);
+    }
+    if let Some(plies) = report.max_plies {
+        return Err(CertificateFileError::BoundedAnswer(plies));
     }
     write_and_check_with(&report.position, request, name, || {
         certify(&report.position, report.verdict, table, epsilon, stop)

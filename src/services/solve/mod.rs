@@ -147,7 +147,8 @@ impl<'a> Solver<'a> {
     }
 
     /// Solves `pos` as [`Solver::solve`] does, asking first whether `first` wins (see
-    /// [`SolveOptions::first_question`]).
+    /// [`SolveOptions::first_question`]; a question bounded by [`SolveOptions::max_plies`] is
+    /// the one question it asks, and `first` changes nothing then).
     pub fn solve_asking_first(&mut self, pos: &Position, first: Player) -> SolveReport {
         let options = SolveOptions {
             first_question: Some(first),
