@@ -203,45 +203,46 @@ impl<'a> Campaign<'a> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_campaign_of_another_engine_is_refused_before_its_database_is_created() {
+    /// Opens a campaign of the start with `options` that must be refused, checks that its
+    /// database (named after `name`) was not created, and returns the error.
+    fn refused_before_database(name: &str, options: SolveOptions) -> CampaignError {
         let database =
-            std::env::temp_dir().join(format!("uttt-campaign-engine-{}.db", std::process::id()));
+            std::env::temp_dir().join(format!("uttt-campaign-{name}-{}.db", std::process::id()));
         let request = CampaignRequest {
             position: Position::start(),
             database: database.clone(),
-            options: SolveOptions {
-                engine: Engine::Dfpn,
-                ..SolveOptions::default()
-            },
+            options,
             db_min_work: 0,
             snapshot: None,
         };
-        assert!(matches!(
-            Campaign::open(&request),
-            Err(CampaignError::WrongEngine(Engine::Dfpn))
-        ));
+        let error = Campaign::open(&request)
+            .err()
+            .expect("the campaign is refused");
         assert!(!database.exists());
+        error
+    }
+
+    #[test]
+    fn a_campaign_of_another_engine_is_refused_before_its_database_is_created() {
+        let options = SolveOptions {
+            engine: Engine::Dfpn,
+            ..SolveOptions::default()
+        };
+        assert!(matches!(
+            refused_before_database("engine", options),
+            CampaignError::WrongEngine(Engine::Dfpn)
+        ));
     }
 
     #[test]
     fn a_campaign_of_a_bounded_question_is_refused_before_its_database_is_created() {
-        let database =
-            std::env::temp_dir().join(format!("uttt-campaign-bounded-{}.db", std::process::id()));
-        let request = CampaignRequest {
-            position: Position::start(),
-            database: database.clone(),
-            options: SolveOptions {
-                max_plies: Some(25),
-                ..SolveOptions::default()
-            },
-            db_min_work: 0,
-            snapshot: None,
+        let options = SolveOptions {
+            max_plies: Some(25),
+            ..SolveOptions::default()
         };
         assert!(matches!(
-            Campaign::open(&request),
-            Err(CampaignError::BoundedQuestion(25))
+            refused_before_database("bounded", options),
+            CampaignError::BoundedQuestion(25)
         ));
-        assert!(!database.exists());
     }
 }
