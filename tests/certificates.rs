@@ -5,6 +5,7 @@ use common::oracle::{oracle_value_under, OracleRules};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use uttt::certificate::{
     leaf, read_blocks, verify_block, verify_blocks, write_block, Block, Claim, ClaimKind, Failure,
+    Goal,
 };
 use uttt::db::key::canonical;
 use uttt::game::{
@@ -31,7 +32,7 @@ fn certify_with(
     let table = Table::new(table_bytes).unwrap();
     let stop = AtomicBool::new(false);
     let report = Solver::new(options, &table).solve(pos);
-    let certificate = certify(pos, report.verdict, &table, options.epsilon, &stop)
+    let certificate = certify(pos, report.verdict, None, &table, options.epsilon, &stop)
         .unwrap_or_else(|e| panic!("{pos}: {e}"));
     (
         report.verdict,
@@ -275,13 +276,15 @@ fn leaves_under(rules: OracleRules, first_ply: usize) {
     }
     let claims: Vec<Claim> = [Player::X, Player::O]
         .into_iter()
-        .flat_map(|prover| [ClaimKind::Wins, ClaimKind::Holds].map(|kind| Claim { prover, kind }))
+        .flat_map(|prover| {
+            [ClaimKind::Wins, ClaimKind::Holds].map(|kind| Claim::unbounded(prover, kind))
+        })
         .collect();
     let fired = std::sync::Mutex::new([0usize; 4]); // game over, win now, dead opponent, fails
     common::parallel_rows(&positions, |pos| {
         let mut value = None;
         for &claim in &claims {
-            let Some(meets) = leaf(pos, claim) else {
+            let Some(meets) = leaf(pos, Goal::at(claim, pos)) else {
                 continue;
             };
             let value =
@@ -351,7 +354,7 @@ fn campaign_certificate(
         // Settled by the rules alone: no campaign is kept, and a plain certificate serves
         // (its blocks are version-2 blocks that refer to nothing).
         let stop = AtomicBool::new(false);
-        let mut blocks = certify(pos, report.verdict, &table, 0.25, &stop)
+        let mut blocks = certify(pos, report.verdict, None, &table, 0.25, &stop)
             .unwrap()
             .blocks;
         for block in &mut blocks {
@@ -427,7 +430,7 @@ fn campaign_certificates_verify_and_prove_the_oracle_value() {
                 stubs_seen.fetch_add(1, Ordering::Relaxed);
             }
             let kept_image = blocks.iter().any(|b| b.position == image);
-            if kept_image && image != pos && leaf(&pos, top.claim) == Some(true) {
+            if kept_image && image != pos && leaf(&pos, Goal::at(top.claim, &pos)) == Some(true) {
                 settled_at_root.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -523,10 +526,7 @@ fn a_version_2_reference_holds_under_every_symmetry() {
     // O wins at O_WIN with X to move: a top block without moves, each of X's moves leading to
     // the position of a later block, given as an image under the symmetry.
     let pos = parse_position(O_WIN).unwrap();
-    let claim = Claim {
-        prover: Player::O,
-        kind: ClaimKind::Wins,
-    };
+    let claim = Claim::unbounded(Player::O, ClaimKind::Wins);
     let children: Vec<Position> = pos.legal_moves().into_iter().map(|m| pos.play(m)).collect();
     for sym in 0..8 {
         let mut blocks = vec![Block {

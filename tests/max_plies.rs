@@ -1,13 +1,20 @@
 //! Depth-bounded questions (`uttt solve --max-plies N`): "does the attacker win within N
 //! plies?" against the oracle's plain minimax to that depth, under every rule set, for both
-//! attackers and every bound up to a few plies, with every engine and a tiny table.
+//! attackers and every bound up to a few plies, with every engine and a tiny table; and the
+//! certificates of bounded answers, whose claims and leaves are checked against it too.
 mod common;
 use common::oracle::{oracle_wins_within, OracleRules};
 use common::{parallel_rows, playout_positions_under};
-use uttt::game::{format_position, parse_position_under, Player, Position, Rules};
+use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
+use uttt::certificate::{
+    leaf, read_blocks, verify_block, verify_blocks, write_block, Block, Claim, ClaimKind, Failure,
+    Goal,
+};
+use uttt::game::{format_position, parse_position_under, Outcome, Player, Position, Rules};
 use uttt::search::rules::{attacker_is_too_slow, evaluate, Evaluation};
 use uttt::search::{Engine, Question, SolveOptions};
-use uttt::services::{Solver, Verdict};
+use uttt::services::{certify, Solver, Verdict};
 use uttt::table::Table;
 
 /// The largest bound asked about.
@@ -220,11 +227,9 @@ fn the_command_line_answers_within_the_bound_and_not_below_it() {
 }
 
 #[test]
-fn the_command_line_refuses_a_bound_with_a_batch_a_certificate_or_a_database() {
-    let refusals: [&[&str]; 5] = [
+fn the_command_line_refuses_a_bound_with_a_batch_or_a_database() {
+    let refusals: [&[&str]; 3] = [
         &["--max-plies", "9", "--file", "-"],
-        &["start", "--max-plies", "9", "--certificate", "x.cert"],
-        &["start", "--max-plies", "9", "--verify"],
         &["start", "--max-plies", "9", "--db", "x.db"],
         &["start", "--max-plies", "82"],
     ];
@@ -326,4 +331,377 @@ fn every_static_rule_holds_under_a_ply_bound() {
         settled > 2_000 && pruned > 200,
         "{settled} settled, {pruned} pruned"
     );
+}
+
+// ---- Certificates of bounded answers ----
+
+/// The claim that proves the answer "`attacker` wins within `plies`" (`wins`) or its failure.
+fn bounded_claim(attacker: Player, plies: u32, wins: bool) -> Claim {
+    let within = Some(plies as u8);
+    if wins {
+        Claim {
+            prover: attacker,
+            kind: ClaimKind::Wins,
+            within,
+        }
+    } else {
+        Claim {
+            prover: attacker.opponent(),
+            kind: ClaimKind::Holds,
+            within,
+        }
+    }
+}
+
+/// Whether `claim` (bounded) is true of `notation` by the oracle.
+fn bounded_claim_true(notation: &str, rules: OracleRules, claim: Claim) -> bool {
+    let plies = u32::from(claim.within.expect("a bounded claim"));
+    match claim.kind {
+        ClaimKind::Wins => oracle_wins_within(notation, rules, claim.prover == Player::X, plies),
+        ClaimKind::Holds => !oracle_wins_within(notation, rules, claim.prover == Player::O, plies),
+    }
+}
+
+/// The leaf rules of bounded claims, against the oracle: a leaf that meets a claim is a
+/// position where the claim is true, and one that fails it a position where it is false. Every
+/// rule must fire many times (too slow with two plies or more left, too).
+#[test]
+fn bounded_leaves_meet_claims_exactly_when_the_oracle_says_so() {
+    // Game over, bound reached, win now, too slow (two plies or more left), fails.
+    let fired = Mutex::new([0usize; 5]);
+    for (index, (rules, oracle_rules)) in RULE_SETS.into_iter().enumerate() {
+        // Playouts of 30 to 79 plies, finished games included.
+        let mut rng = uttt::game::Rng::new(0x6c65_6166 + index as u64);
+        let start = Position::start_under(rules);
+        let positions: Vec<String> = (0..2_000)
+            .map(|_| {
+                let plies = 30 + rng.below(50);
+                let moves = rng.playout(&start, plies);
+                format_position(&moves.iter().fold(start, |p, &m| p.play(m)))
+            })
+            .collect();
+        parallel_rows(&positions, |notation| {
+            let pos = parse_position_under(notation, rules).unwrap();
+            for prover in [Player::X, Player::O] {
+                for kind in [ClaimKind::Wins, ClaimKind::Holds] {
+                    for plies in 0..=MAX_BOUND {
+                        let claim = Claim {
+                            prover,
+                            kind,
+                            within: Some(plies as u8),
+                        };
+                        let Some(meets) = leaf(&pos, Goal::at(claim, &pos)) else {
+                            continue;
+                        };
+                        assert_eq!(
+                            meets,
+                            bounded_claim_true(notation, oracle_rules, claim),
+                            "{notation} ({}): {claim}",
+                            oracle_rules.name()
+                        );
+                        let rule = if !meets {
+                            4
+                        } else if pos.is_over() {
+                            0
+                        } else if plies == 0 {
+                            1
+                        } else if pos.side_to_move() == prover
+                            && pos
+                                .legal_moves()
+                                .any(|m| pos.play(m).outcome() == Outcome::Won(prover))
+                        {
+                            2
+                        } else {
+                            assert_eq!(kind, ClaimKind::Holds, "{notation}: {claim}");
+                            if plies < 2 {
+                                continue;
+                            }
+                            3
+                        };
+                        fired.lock().unwrap()[rule] += 1;
+                    }
+                }
+            }
+        });
+    }
+    let fired = fired.into_inner().unwrap();
+    assert!(fired.iter().all(|&n| n > 200), "{fired:?}");
+}
+
+/// Solves "does `attacker` win within `plies`?" at `pos` with `options` and a table of
+/// `table_bytes`, and writes the answer's certificate: the answer and the blocks.
+fn certified_answer(
+    pos: &Position,
+    attacker: Player,
+    plies: u32,
+    options: &SolveOptions,
+    table_bytes: u64,
+) -> (Verdict, Vec<Block>) {
+    let options = SolveOptions {
+        max_plies: Some(plies),
+        ..options.clone()
+    };
+    let table = Table::new(table_bytes).unwrap();
+    let report = Solver::new(&options, &table).solve_question(pos, attacker);
+    let stop = AtomicBool::new(false);
+    let certificate = certify(
+        pos,
+        report.verdict,
+        Some(plies),
+        &table,
+        options.epsilon,
+        &stop,
+    )
+    .unwrap_or_else(|e| panic!("{pos}: {attacker} within {plies}: {e}"));
+    (report.verdict, certificate.blocks)
+}
+
+/// Certificates of bounded answers under every rule set, both attackers and bounds 0 to
+/// [`MAX_BOUND`]: one block whose claim is the answer (true by the oracle), which verifies;
+/// and the same moves under a claim one ply tighter (a win one ply sooner, or a defence one ply
+/// longer) fail wherever the oracle says that claim is false.
+#[test]
+fn certificates_of_bounded_answers_verify_and_a_tighter_claim_fails_where_false() {
+    let engines = [
+        (
+            SolveOptions {
+                engine: Engine::Dfpn,
+                ..SolveOptions::default()
+            },
+            1 << 20,
+        ),
+        (
+            SolveOptions {
+                engine: Engine::Dfpn,
+                ..SolveOptions::default()
+            },
+            64 << 10,
+        ),
+        (
+            SolveOptions {
+                engine: Engine::PnDfpn,
+                threads: 2,
+                job_work: 30,
+                split_threshold: 20,
+                ..SolveOptions::default()
+            },
+            1 << 20,
+        ),
+    ];
+    let counts = Mutex::new([0usize; 3]); // wins, holds, tighter claims refused
+    for (index, (rules, oracle_rules)) in RULE_SETS.into_iter().enumerate() {
+        let positions = late_positions(rules, 120, 0x6365_7274 + index as u64);
+        parallel_rows(&positions, |notation| {
+            let pos = parse_position_under(notation, rules).unwrap();
+            let (options, table_bytes) = &engines[notation.len() % engines.len()];
+            for attacker in [Player::X, Player::O] {
+                for plies in 0..=MAX_BOUND {
+                    let (verdict, blocks) =
+                        certified_answer(&pos, attacker, plies, options, *table_bytes);
+                    let wins = verdict == Verdict::Wins(attacker);
+                    // A win of the defender within the bound (the side to move winning at
+                    // once) answers the question too, and is certified as such.
+                    let expected = match verdict {
+                        Verdict::Wins(defender) if defender != attacker => Claim {
+                            prover: defender,
+                            kind: ClaimKind::Wins,
+                            within: Some(plies as u8),
+                        },
+                        _ => bounded_claim(attacker, plies, wins),
+                    };
+                    assert_eq!(blocks.len(), 1, "{notation}");
+                    assert_eq!(blocks[0].claim, expected, "{notation}");
+                    assert!(
+                        bounded_claim_true(notation, oracle_rules, expected),
+                        "{notation} ({}): {expected} is false",
+                        oracle_rules.name()
+                    );
+                    if let Err(failure) = verify_block(&blocks[0]) {
+                        panic!(
+                            "{notation} ({}): {expected}: {failure}",
+                            oracle_rules.name()
+                        );
+                    }
+                    counts.lock().unwrap()[usize::from(expected.kind == ClaimKind::Holds)] += 1;
+                    let tighter = match (wins, plies) {
+                        (true, 0) => continue,
+                        (true, _) => plies - 1,
+                        (false, _) => plies + 1,
+                    };
+                    let claim = Claim {
+                        within: Some(tighter as u8),
+                        ..expected
+                    };
+                    if !bounded_claim_true(notation, oracle_rules, claim) {
+                        let block = Block {
+                            claim,
+                            ..blocks[0].clone()
+                        };
+                        assert!(
+                            verify_block(&block).is_err(),
+                            "{notation} ({}): the false claim {claim} verifies",
+                            oracle_rules.name()
+                        );
+                        counts.lock().unwrap()[2] += 1;
+                    }
+                }
+            }
+        });
+    }
+    let counts = counts.into_inner().unwrap();
+    assert!(
+        counts[0] > 300 && counts[1] > 300 && counts[2] > 100,
+        "{counts:?}"
+    );
+}
+
+/// A position whose side to move wins in exactly `plies` plies (by the oracle), under the
+/// common rules.
+fn shortest_win_in(plies: u32, seed: u64) -> (String, Position) {
+    let notation = late_positions(Rules::Common, 300, seed)
+        .into_iter()
+        .find(|notation| {
+            let x = notation.starts_with('X');
+            oracle_wins_within(notation, OracleRules::Common, x, plies)
+                && !oracle_wins_within(notation, OracleRules::Common, x, plies - 1)
+        })
+        .expect("a playout position with a win in exactly that many plies");
+    let pos = parse_position_under(&notation, Rules::Common).unwrap();
+    (notation, pos)
+}
+
+#[test]
+fn bounded_claims_are_written_read_and_refused_with_the_line_named() {
+    let (_, pos) = shortest_win_in(3, 0x6669_6c65);
+    let (_, blocks) = certified_answer(
+        &pos,
+        pos.side_to_move(),
+        3,
+        &SolveOptions::default(),
+        1 << 20,
+    );
+    let mut bytes = Vec::new();
+    write_block(&mut bytes, &blocks[0]).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    let line = format!("claim {} wins within 3 plies\n", pos.side_to_move());
+    assert!(text.contains(&line), "{text}");
+    assert_eq!(read_blocks(&mut &bytes[..]).unwrap(), blocks);
+    // One ply is written in the singular; either form reads back.
+    let one = Claim {
+        prover: Player::O,
+        kind: ClaimKind::Holds,
+        within: Some(1),
+    };
+    assert_eq!(one.to_string(), "O holds for 1 ply");
+    for (claim_line, within) in [("O holds for 1 plies", 1), ("X wins within 81 plies", 81)] {
+        let file = format!("uttt-certificate 1\nclaim {claim_line}\nposition {pos}\nmoves 0\n");
+        let read = read_blocks(&mut file.as_bytes()).unwrap();
+        assert_eq!(read[0].claim.within, Some(within), "{claim_line}");
+    }
+    for bad in [
+        "X wins within 82 plies",
+        "X wins for 3 plies",
+        "O holds within 3 plies",
+        "X wins within three plies",
+        "X wins within 3",
+        "X wins within 3 plies more",
+    ] {
+        let file = format!("uttt-certificate 1\nclaim {bad}\nposition {pos}\nmoves 0\n");
+        let error = read_blocks(&mut file.as_bytes()).unwrap_err();
+        assert_eq!((error.block, error.line), (1, 2), "{bad}: {error}");
+        assert!(error.reason.contains(bad), "{bad}: {error}");
+    }
+}
+
+#[test]
+fn a_bounded_block_neither_refers_to_another_block_nor_stands_in_for_one() {
+    let (notation, pos) = shortest_win_in(3, 0x7265_6673);
+    let prover = pos.side_to_move();
+    let (_, blocks) = certified_answer(&pos, prover, 3, &SolveOptions::default(), 1 << 20);
+    let proof = blocks[0].clone();
+    assert!(verify_block(&proof).is_ok(), "{notation}");
+    let empty = |claim| Block {
+        version: 2,
+        claim,
+        position: pos,
+        moves: Vec::new(),
+    };
+    let unbounded = Claim::unbounded(prover, ClaimKind::Wins);
+    // Each first block has no moves and would be a leaf only by referring to the proof after
+    // it; the oracle says each claim is true, so only rule 4's limits make it fail.
+    let bounded_wins_in_4 = Claim {
+        within: Some(4),
+        ..proof.claim
+    };
+    assert!(bounded_claim_true(
+        &notation,
+        OracleRules::Common,
+        bounded_wins_in_4
+    ));
+    let unbounded_proof = Block {
+        version: 2,
+        ..certify_unbounded(&pos)
+    };
+    for file in [
+        vec![empty(unbounded), proof.clone()],
+        vec![empty(bounded_wins_in_4), proof.clone()],
+        vec![empty(bounded_wins_in_4), unbounded_proof],
+    ] {
+        let (results, referenced) = verify_blocks(&file);
+        assert!(
+            matches!(results[0], Err(Failure::MissingBytes { .. })),
+            "{notation}: {} then {}: {:?}",
+            file[0].claim,
+            file[1].claim,
+            results[0]
+        );
+        assert!(results[1].is_ok(), "{notation}: {:?}", results[1]);
+        assert_eq!(referenced, [false, false]);
+    }
+}
+
+/// The unbounded certificate block of the side to move's win at `pos`.
+fn certify_unbounded(pos: &Position) -> Block {
+    let table = Table::new(1 << 20).unwrap();
+    let report = Solver::new(&SolveOptions::default(), &table).solve(pos);
+    assert_eq!(report.verdict, Verdict::Wins(pos.side_to_move()), "{pos}");
+    let stop = AtomicBool::new(false);
+    let mut blocks = certify(pos, report.verdict, None, &table, 0.25, &stop)
+        .unwrap()
+        .blocks;
+    blocks.remove(0)
+}
+
+#[test]
+fn the_command_line_certifies_a_bounded_answer_and_verify_states_it() {
+    let (notation, pos) = shortest_win_in(3, 0x636c_6963);
+    let side = pos.side_to_move();
+    let dir = common::temp_dir("max-plies-certificates");
+    for (plies, statement) in [
+        (3, format!("{side} wins within 3 plies")),
+        (2, format!("{side} does not win within 2 plies")),
+    ] {
+        let path = dir.join(format!("within-{plies}.cert"));
+        let path_text = path.display().to_string();
+        let bound = plies.to_string();
+        let (code, stdout, stderr) = common::run_uttt(&[
+            "solve",
+            &notation,
+            "--max-plies",
+            &bound,
+            "--certificate",
+            &path_text,
+            "--verify",
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{stdout} {stderr}");
+        let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(json["certificate"]["certified"], true, "{json}");
+        let (code, stdout, stderr) = common::run_uttt(&["verify", &path_text]);
+        assert_eq!(code, 0, "{stdout} {stderr}");
+        assert!(
+            stdout.contains(&format!("proves   {statement} in {notation}")),
+            "{stdout}"
+        );
+    }
 }

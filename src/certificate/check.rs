@@ -1,7 +1,9 @@
 //! Checking a certificate file: every block with the verifier, and what the verified blocks
 //! prove together.
 
-use super::{read_blocks, verify_blocks, Claim, ClaimKind, Failure, FormatError, Verified};
+use super::{
+    plies_words, read_blocks, verify_blocks, Claim, ClaimKind, Failure, FormatError, Verified,
+};
 use crate::game::{Player, Position};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,10 @@ pub enum Statement {
     Draw,
     /// This player does not lose (its `holds` block alone).
     DoesNotLose(Player),
+    /// This player wins within so many plies (a bounded `wins` block).
+    WinsWithin(Player, u8),
+    /// This player does not win within so many plies (a bounded `holds` block of the other).
+    DoesNotWinWithin(Player, u8),
 }
 
 impl fmt::Display for Statement {
@@ -24,6 +30,15 @@ impl fmt::Display for Statement {
             Statement::Wins(player) => write!(f, "{} wins", player.letter()),
             Statement::Draw => write!(f, "draw"),
             Statement::DoesNotLose(player) => write!(f, "{} does not lose", player.letter()),
+            Statement::WinsWithin(player, plies) => {
+                write!(f, "{} wins within {}", player.letter(), plies_words(*plies))
+            }
+            Statement::DoesNotWinWithin(player, plies) => write!(
+                f,
+                "{} does not win within {}",
+                player.letter(),
+                plies_words(*plies)
+            ),
         }
     }
 }
@@ -118,48 +133,64 @@ impl FileCheck {
             .sum()
     }
 
-    /// What the verified blocks prove, one statement per position (in the order the
-    /// positions first appear); the positions of blocks that others refer to are pieces of
+    /// What the verified blocks prove: for each position (in the order the positions first
+    /// appear) the statement of its unbounded blocks, if any, then one per bounded block (in
+    /// file order, each once). The positions of blocks that others refer to are pieces of
     /// those blocks' proofs, and are not stated.
     pub fn proves(&self) -> Vec<Proven> {
+        let stated = || self.blocks.iter().filter(|b| !b.referenced);
         let mut positions: Vec<Position> = Vec::new();
-        for block in self.blocks.iter().filter(|b| !b.referenced) {
+        for block in stated() {
             if !positions.contains(&block.position) {
                 positions.push(block.position);
             }
         }
-        positions
-            .iter()
-            .filter_map(|pos| {
-                let verified = |kind, prover| {
-                    self.blocks.iter().any(|b| {
-                        b.position == *pos
-                            && !b.referenced
-                            && b.result.is_ok()
-                            && b.claim == Claim { prover, kind }
-                    })
-                };
-                let statement = if verified(ClaimKind::Wins, Player::X) {
-                    Statement::Wins(Player::X)
-                } else if verified(ClaimKind::Wins, Player::O) {
-                    Statement::Wins(Player::O)
-                } else {
-                    match (
-                        verified(ClaimKind::Holds, Player::X),
-                        verified(ClaimKind::Holds, Player::O),
-                    ) {
-                        (true, true) => Statement::Draw,
-                        (true, false) => Statement::DoesNotLose(Player::X),
-                        (false, true) => Statement::DoesNotLose(Player::O),
-                        (false, false) => return None,
-                    }
-                };
-                Some(Proven {
-                    position: *pos,
-                    statement,
+        let mut proven = Vec::new();
+        for pos in positions {
+            let verified = |kind, prover| {
+                stated().any(|b| {
+                    b.position == pos
+                        && b.result.is_ok()
+                        && b.claim == Claim::unbounded(prover, kind)
                 })
-            })
-            .collect()
+            };
+            let unbounded = if verified(ClaimKind::Wins, Player::X) {
+                Some(Statement::Wins(Player::X))
+            } else if verified(ClaimKind::Wins, Player::O) {
+                Some(Statement::Wins(Player::O))
+            } else {
+                match (
+                    verified(ClaimKind::Holds, Player::X),
+                    verified(ClaimKind::Holds, Player::O),
+                ) {
+                    (true, true) => Some(Statement::Draw),
+                    (true, false) => Some(Statement::DoesNotLose(Player::X)),
+                    (false, true) => Some(Statement::DoesNotLose(Player::O)),
+                    (false, false) => None,
+                }
+            };
+            let bounded = stated()
+                .filter(|b| b.position == pos && b.result.is_ok())
+                .filter_map(|b| {
+                    let plies = b.claim.within?;
+                    Some(match b.claim.kind {
+                        ClaimKind::Wins => Statement::WinsWithin(b.claim.prover, plies),
+                        ClaimKind::Holds => {
+                            Statement::DoesNotWinWithin(b.claim.prover.opponent(), plies)
+                        }
+                    })
+                });
+            for statement in unbounded.into_iter().chain(bounded) {
+                let new = Proven {
+                    position: pos,
+                    statement,
+                };
+                if !proven.contains(&new) {
+                    proven.push(new);
+                }
+            }
+        }
+        proven
     }
 }
 

@@ -13,24 +13,56 @@ pub enum ClaimKind {
     Holds,
 }
 
-/// A block's claim: the prover and what it achieves.
+/// A block's claim: the prover, what it achieves, and, for a bounded claim, within how many
+/// plies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Claim {
     /// The player whose strategy the block holds.
     pub prover: Player,
     /// What the strategy achieves.
     pub kind: ClaimKind,
+    /// For a bounded claim, the plies (stones) from the block's position within which it holds
+    /// (0 to [`MAX_BOUND`]): `wins` that the prover's win comes within them, `holds` that the
+    /// opponent does not win within them. `None`: no bound.
+    pub within: Option<u8>,
+}
+
+/// The largest bound a claim may carry: every cell of the board.
+pub const MAX_BOUND: u8 = 81;
+
+impl Claim {
+    /// The unbounded claim that `prover` achieves `kind`.
+    pub fn unbounded(prover: Player, kind: ClaimKind) -> Claim {
+        Claim {
+            prover,
+            kind,
+            within: None,
+        }
+    }
 }
 
 impl fmt::Display for Claim {
-    /// `X wins`, `O holds`, as in the file.
+    /// `X wins`, `O holds`, `X wins within 5 plies`, `O holds for 1 ply`, as in the file.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.kind {
             ClaimKind::Wins => "wins",
             ClaimKind::Holds => "holds",
         };
-        write!(f, "{} {kind}", self.prover)
+        write!(f, "{} {kind}", self.prover)?;
+        if let Some(plies) = self.within {
+            let preposition = match self.kind {
+                ClaimKind::Wins => "within",
+                ClaimKind::Holds => "for",
+            };
+            write!(f, " {preposition} {}", plies_words(plies))?;
+        }
+        Ok(())
     }
+}
+
+/// `1 ply`, `5 plies`.
+pub fn plies_words(plies: u8) -> String {
+    format!("{plies} pl{}", if plies == 1 { "y" } else { "ies" })
 }
 
 /// One block: a claim about a position and the prover's moves.
@@ -153,7 +185,11 @@ pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> 
         let claim = parse_claim(&claim_text).ok_or_else(|| {
             fail(
                 line - 2,
-                format!("expected `claim X|O wins|holds`, found `claim {claim_text}`"),
+                format!(
+                    "expected `claim X|O wins|holds`, optionally followed by `within N plies` \
+                     (wins) or `for N plies` (holds) with N at most {MAX_BOUND}, found `claim \
+                     {claim_text}`"
+                ),
             )
         })?;
         let position = parse_position_under(&position_text, rules)
@@ -189,20 +225,35 @@ pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> 
     Ok(blocks)
 }
 
-/// `X wins` and the like.
+/// `X wins`, `O holds`, `X wins within 5 plies`, `O holds for 1 ply` (either of `ply` and
+/// `plies` after any count).
 fn parse_claim(text: &str) -> Option<Claim> {
-    let (player, kind) = text.split_once(' ')?;
-    let prover = match player {
+    let words: Vec<&str> = text.split(' ').collect();
+    let [player, kind, bound @ ..] = words.as_slice() else {
+        return None;
+    };
+    let prover = match *player {
         "X" => Player::X,
         "O" => Player::O,
         _ => return None,
     };
-    let kind = match kind {
-        "wins" => ClaimKind::Wins,
-        "holds" => ClaimKind::Holds,
+    let (kind, preposition) = match *kind {
+        "wins" => (ClaimKind::Wins, "within"),
+        "holds" => (ClaimKind::Holds, "for"),
         _ => return None,
     };
-    Some(Claim { prover, kind })
+    let within = match bound {
+        [] => None,
+        &[word, count, unit] if word == preposition && (unit == "plies" || unit == "ply") => {
+            Some(count.parse::<u8>().ok().filter(|&n| n <= MAX_BOUND)?)
+        }
+        _ => return None,
+    };
+    Some(Claim {
+        prover,
+        kind,
+        within,
+    })
 }
 
 /// One text line without its newline; `None` at the end of the input.

@@ -39,13 +39,21 @@
 //! `holds`), and itself verifies. So a proof found in pieces (a campaign's) is one block for
 //! the top of the tree whose leaves are the positions of later blocks; references point only
 //! later, so they cannot form a cycle. See [`verify_blocks`].
+//!
+//! A claim may carry a bound (`claim X wins within 25 plies`, `claim O holds for 25 plies`,
+//! in any version): it is about the next so many plies of the block's position only, and
+//! [`leaf`] judges it with the plies left (see [`Goal`]). Rule 4 never applies to a bounded
+//! claim, in either direction.
 
 mod check;
 mod format;
 mod verify;
 
 pub use check::{check_file, BlockCheck, CheckFileError, FileCheck, Proven, Statement};
-pub use format::{read_blocks, write_block, Block, Claim, ClaimKind, FormatError, VERSIONS};
+pub use format::{
+    plies_words, read_blocks, write_block, Block, Claim, ClaimKind, FormatError, MAX_BOUND,
+    VERSIONS,
+};
 pub use verify::{verify_block, verify_blocks, Failure, Verified};
 
 use crate::game::tables::LINES;
@@ -106,9 +114,33 @@ impl Hasher for ZobristHasher {
     }
 }
 
-/// Whether `pos` is a leaf of a certificate for `claim`, and if so whether it meets the claim:
+/// A claim as the positions of its block are judged: with a bound, the stone count by which
+/// it must hold (the block position's stones plus the bound). A bound that reaches past the
+/// last cell still counts: the claim is then judged as bounded, by rules that cover the
+/// unbounded ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Goal {
+    /// The claim.
+    pub claim: Claim,
+    /// The most stones the board may hold when the claim is met; `None` without a bound.
+    deadline: Option<u32>,
+}
+
+impl Goal {
+    /// `claim` as judged in the block whose position is `root`.
+    pub fn at(claim: Claim, root: &Position) -> Goal {
+        Goal {
+            claim,
+            deadline: claim
+                .within
+                .map(|plies| root.stone_count() + u32::from(plies)),
+        }
+    }
+}
+
+/// Whether `pos` is a leaf of a certificate for `goal`, and if so whether it meets the claim:
 /// `None` for an inner position, `Some(true)` for a leaf that meets it, `Some(false)` for one
-/// that does not. The leaves, checked in this order:
+/// that does not. The leaves of an unbounded claim, checked in this order:
 ///
 /// 1. the game is over: it meets the claim if the prover won, or, for `holds`, if it is drawn;
 /// 2. the prover is to move and has a move that completes a line of won boards: meets it;
@@ -116,23 +148,102 @@ impl Hasher for ZobristHasher {
 ///    of the big board holds a board won by the prover or drawn, or an open board nobody has
 ///    won in which every local line holds a prover stone): meets it. Not under CodinGame's
 ///    rules, where a game without a line goes to the player with more won boards.
-pub fn leaf(pos: &Position, claim: Claim) -> Option<bool> {
+///
+/// A bounded claim keeps rules 1 and 2 (a game over at this position came within the bound,
+/// since the traversal stops at the bound) and, in place of rule 3, checked in this order after
+/// rule 1:
+///
+/// - **the bound is reached** (no ply left) with the game in play: meets `holds`, fails `wins`;
+/// - rule 2 (one ply is left, so that win comes in time);
+/// - **too slow**, for `holds` only: the opponent cannot win within the plies left (see
+///   `cannot_win_within`): meets it.
+pub fn leaf(pos: &Position, goal: Goal) -> Option<bool> {
+    let claim = goal.claim;
     let prover = claim.prover;
     match pos.outcome() {
         Outcome::Won(winner) => return Some(winner == prover),
         Outcome::Draw => return Some(claim.kind == ClaimKind::Holds),
         Outcome::InPlay => {}
     }
+    let plies_left = goal
+        .deadline
+        .map(|deadline| deadline.saturating_sub(pos.stone_count()));
+    if plies_left == Some(0) {
+        return Some(claim.kind == ClaimKind::Holds);
+    }
     if pos.side_to_move() == prover && can_win_now(pos, prover) {
         return Some(true);
     }
-    if claim.kind == ClaimKind::Holds
-        && !pos.rules().board_count_decides()
-        && !can_complete_a_line(pos, prover.opponent())
-    {
-        return Some(true);
+    if claim.kind == ClaimKind::Holds {
+        let opponent_fails = match plies_left {
+            Some(plies) => cannot_win_within(pos, prover.opponent(), plies),
+            None => {
+                !pos.rules().board_count_decides() && !can_complete_a_line(pos, prover.opponent())
+            }
+        };
+        if opponent_fails {
+            return Some(true);
+        }
     }
     None
+}
+
+/// Whether `player` cannot win `pos` within `plies` plies: every line of the big board needs
+/// more of its stones than it can place in them (its moves are the plies of its turns: half
+/// the plies, rounded up when it is to move), and, under CodinGame's rules, the boards it has
+/// won or could still win are no more than those its opponent has won already.
+///
+/// Why: a move places one stone. A board `player` has won needs none; a board the other
+/// player has won, or a closed board, can never be its (a won board keeps its first winner
+/// even where won boards stay open); any other board needs at least three less its stones on
+/// its best local line free of the other player's stones (none if no line is free), since a
+/// board is won by a local line. A line of boards needs each of its three boards, so at least
+/// the sum of their needs. Under CodinGame's rules a game that ends without a line goes to the
+/// player with more won boards; `player` ends with at most the boards it could still win, and
+/// the other player keeps those it has, and equal counts draw.
+///
+/// The search's "too slow" rule reasons alike; this is written again on purpose, so that a bug
+/// in the search's version cannot also pass the check.
+fn cannot_win_within(pos: &Position, player: Player, plies: u32) -> bool {
+    const NEVER: u32 = 1000;
+    let other = player.opponent();
+    let moves = if pos.side_to_move() == player {
+        plies.div_ceil(2)
+    } else {
+        plies / 2
+    };
+    let need = |board: usize| -> u32 {
+        let bit = 1 << board;
+        if pos.won_boards(player) & bit != 0 {
+            return 0;
+        }
+        if (pos.won_boards(other) | pos.closed_boards()) & bit != 0 {
+            return NEVER;
+        }
+        let mine = pos.local_cells(player, board);
+        let blockers = pos.local_cells(other, board);
+        LINES
+            .iter()
+            .filter(|&&line| line & blockers == 0)
+            .map(|&line| 3 - (line & mine).count_ones())
+            .min()
+            .unwrap_or(NEVER)
+    };
+    let needs: Vec<u32> = (0..9).map(need).collect();
+    let line_need = |line: u16| -> u32 {
+        (0..9)
+            .filter(|board| line & (1 << board) != 0)
+            .map(|board| needs[board])
+            .sum()
+    };
+    if LINES.iter().any(|&line| line_need(line) <= moves) {
+        return false;
+    }
+    if pos.rules().board_count_decides() {
+        let could_win = needs.iter().filter(|&&n| n < NEVER).count();
+        return could_win <= pos.won_boards(other).count_ones() as usize;
+    }
+    true
 }
 
 /// Whether `player` (to move) has a move that wins the game. Only a move in a board that

@@ -2,7 +2,7 @@
 //! symmetries, for version 2's references), the leaf rules of [`super::leaf`], and nothing
 //! of the search.
 
-use super::{leaf, Block, Claim, ClaimKind, Seen, Visited, ZobristHasher};
+use super::{leaf, Block, Claim, ClaimKind, Goal, Seen, Visited, ZobristHasher};
 use crate::game::tables::SYMMETRY_COUNT;
 use crate::game::{Move, Position};
 use std::collections::HashMap;
@@ -138,17 +138,20 @@ pub fn verify_blocks(blocks: &[Block]) -> (Vec<Result<Verified, Failure>>, Vec<b
     for index in (0..blocks.len()).rev() {
         let block = &blocks[index];
         let mut checker = Checker {
-            claim: block.claim,
+            goal: Goal::at(block.claim, &block.position),
             moves: &block.moves,
             next: 0,
             visited: Visited::default(),
-            references: (block.version >= 2).then_some(References {
-                index,
-                blocks,
-                images: &images,
-                results: &results,
-                referenced: Vec::new(),
-            }),
+            // A bounded claim is about its own position's plies: it refers to no block.
+            references: (block.version >= 2 && block.claim.within.is_none()).then_some(
+                References {
+                    index,
+                    blocks,
+                    images: &images,
+                    results: &results,
+                    referenced: Vec::new(),
+                },
+            ),
         };
         let result = checker.visit(block.position).and_then(|()| {
             if checker.next < block.moves.len() {
@@ -213,7 +216,8 @@ impl References<'_> {
         let mut unusable = None;
         for &other in candidates {
             let theirs = self.blocks[other].claim;
-            if other == self.index || theirs.prover != claim.prover {
+            // A bounded block stands in for no leaf (its bound counts from its own position).
+            if other == self.index || theirs.prover != claim.prover || theirs.within.is_some() {
                 continue;
             }
             let strong_enough = theirs.kind == ClaimKind::Wins || claim.kind == ClaimKind::Holds;
@@ -236,7 +240,7 @@ impl References<'_> {
 }
 
 struct Checker<'a> {
-    claim: Claim,
+    goal: Goal,
     moves: &'a [u8],
     next: usize,
     visited: Visited,
@@ -249,7 +253,7 @@ impl Checker<'_> {
         if !self.visited.insert(pos) {
             return Ok(());
         }
-        match leaf(&pos, self.claim) {
+        match leaf(&pos, self.goal) {
             Some(true) => return Ok(()),
             Some(false) => return Err(Failure::LeafFails { position: pos }),
             None => {}
@@ -257,7 +261,7 @@ impl Checker<'_> {
         let rule_4 = self
             .references
             .as_ref()
-            .map_or(Reference::None, |r| r.rule_4(&pos, self.claim));
+            .map_or(Reference::None, |r| r.rule_4(&pos, self.goal.claim));
         match rule_4 {
             Reference::Meets(other) => {
                 if let Some(references) = self.references.as_mut() {
@@ -284,7 +288,7 @@ impl Checker<'_> {
 
     /// The traversal below a position that is not a leaf.
     fn visit_inner(&mut self, pos: Position) -> Result<(), Failure> {
-        if pos.side_to_move() == self.claim.prover {
+        if pos.side_to_move() == self.goal.claim.prover {
             let Some(&byte) = self.moves.get(self.next) else {
                 return Err(Failure::MissingBytes { position: pos });
             };

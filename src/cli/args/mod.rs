@@ -321,7 +321,7 @@ pub struct SolveArgs {
         long,
         value_name = "N",
         value_parser = clap::value_parser!(u32).range(0..=81),
-        conflicts_with_all = ["file", "certificate", "verify", "db"]
+        conflicts_with_all = ["file", "db"]
     )]
     pub max_plies: Option<u32>,
     /// Write a proof certificate of the answer to this file (with --file: into this

@@ -73,8 +73,6 @@ pub enum CertificateFileError {
     },
     /// Reading it back for the check failed.
     Check(CheckFileError),
-    /// The answer is about a win within so many plies, which no certificate states.
-    BoundedAnswer(u32),
 }
 
 impl fmt::Display for CertificateFileError {
@@ -84,10 +82,6 @@ impl fmt::Display for CertificateFileError {
                 write!(f, "cannot write certificate {}", path.display())
             }
             CertificateFileError::Check(error) => error.fmt(f),
-            CertificateFileError::BoundedAnswer(plies) => write!(
-                f,
-                "a certificate proves who wins at any depth, not an answer within {plies} plies"
-            ),
         }
     }
 }
@@ -97,7 +91,6 @@ impl std::error::Error for CertificateFileError {
         match self {
             CertificateFileError::Write { source, .. } => Some(source),
             CertificateFileError::Check(error) => error.source(),
-            CertificateFileError::BoundedAnswer(_) => None,
         }
     }
 }
@@ -106,9 +99,8 @@ impl std::error::Error for CertificateFileError {
 /// `Ok(None)` when there is no answer to certify or `stop` ended the extraction. A solver
 /// error found while writing, or a certificate that does not verify, is reported
 /// (`certified: false`, with the `problem`): it is a bug, which the caller makes loud.
-/// `name` goes into the name of the temporary file used when `request` names none. An answer
-/// within a ply bound ([`SolveReport::max_plies`]) is refused: certificates state who wins at
-/// any depth.
+/// `name` goes into the name of the temporary file used when `request` names none. The answer
+/// of a question with a ply bound ([`SolveReport::max_plies`]) gets bounded claims.
 pub fn write_and_check(
     report: &SolveReport,
     table: &Table,
@@ -120,11 +112,15 @@ pub fn write_and_check(
     if !report.verdict.is_answered() {
         return Ok(None);
     }
-    if let Some(plies) = report.max_plies {
-        return Err(CertificateFileError::BoundedAnswer(plies));
-    }
     write_and_check_with(&report.position, request, name, || {
-        certify(&report.position, report.verdict, table, epsilon, stop)
+        certify(
+            &report.position,
+            report.verdict,
+            report.max_plies,
+            table,
+            epsilon,
+            stop,
+        )
     })
 }
 

@@ -5,7 +5,7 @@
 
 use super::campaign::SettledCampaign;
 use super::report::Verdict;
-use crate::certificate::{leaf, Block, Claim, ClaimKind, Visited};
+use crate::certificate::{leaf, Block, Claim, ClaimKind, Goal, Visited, MAX_BOUND};
 use crate::db::campaign::{kept_children, walk_kept_tree, KeptNode, NO_NODE};
 use crate::db::key::{canonical, KEY_BYTES};
 use crate::game::{Move, Player, Position};
@@ -68,9 +68,17 @@ impl fmt::Display for CertifyError {
 impl std::error::Error for CertifyError {}
 
 /// The claims that certify `verdict`: one block for a win or a single-question answer, two
-/// (`X holds`, `O holds`) for a draw.
-pub fn claims_for(verdict: Verdict) -> Vec<Claim> {
-    let claim = |prover, kind| Claim { prover, kind };
+/// (`X holds`, `O holds`) for a draw. With `max_plies`, the answer of a question with that
+/// bound ("does the attacker win within so many plies?"), which is a win or a single-question
+/// answer: its claim carries the bound.
+pub fn claims_for(verdict: Verdict, max_plies: Option<u32>) -> Vec<Claim> {
+    // A bound past the last cell bounds nothing more than the last cell does.
+    let within = max_plies.map(|plies| plies.min(u32::from(MAX_BOUND)) as u8);
+    let claim = |prover, kind| Claim {
+        prover,
+        kind,
+        within,
+    };
     match verdict {
         Verdict::Wins(player) => vec![claim(player, ClaimKind::Wins)],
         Verdict::Draw => vec![
@@ -93,26 +101,32 @@ pub struct Certificate {
     pub research_nodes: u64,
 }
 
-/// The certificate blocks of `verdict` at `pos`, read from `table` (which should hold the
-/// solve's work) with re-searches (with the 1+ε trick's `epsilon`) where it lost entries.
-/// Raising `stop` ends it with [`CertifyError::Stopped`]; no time or node limit applies.
+/// The certificate blocks of `verdict` at `pos` (the answer of a question within `max_plies`
+/// plies, if bounded), read from `table` (which should hold the solve's work) with re-searches
+/// (with the 1+ε trick's `epsilon`) where it lost entries. Raising `stop` ends it with
+/// [`CertifyError::Stopped`]; no time or node limit applies.
 pub fn certify(
     pos: &Position,
     verdict: Verdict,
+    max_plies: Option<u32>,
     table: &Table,
     epsilon: f64,
     stop: &AtomicBool,
 ) -> Result<Certificate, CertifyError> {
     let limits = Limits::stop_only(stop);
-    let claims = claims_to_certify(verdict)?;
+    let claims = claims_to_certify(verdict, max_plies)?;
     let mut research_nodes = 0;
     let blocks = claims
         .into_iter()
         .map(|claim| {
             let attacker = attacker_of(claim);
+            let question = match claim.within {
+                Some(plies) => Question::wins_within(attacker, pos, plies.into()),
+                None => Question::wins(attacker),
+            };
             Writer::new(
-                claim,
-                Dfpn::new(table, Question::wins(attacker), epsilon, limits),
+                Goal::at(claim, pos),
+                Dfpn::new(table, question, epsilon, limits),
             )
             .write(1, *pos, &mut research_nodes)
             .map(|(block, _)| block)
@@ -125,8 +139,8 @@ pub fn certify(
 }
 
 /// The claims that certify `verdict` (see [`claims_for`]); an error when it is no answer.
-fn claims_to_certify(verdict: Verdict) -> Result<Vec<Claim>, CertifyError> {
-    let claims = claims_for(verdict);
+fn claims_to_certify(verdict: Verdict, max_plies: Option<u32>) -> Result<Vec<Claim>, CertifyError> {
+    let claims = claims_for(verdict, max_plies);
     if claims.is_empty() {
         return Err(CertifyError::Unsettled);
     }
@@ -171,7 +185,7 @@ pub fn certify_campaign(
         "{asked} is not an image of the campaign's position {pos}"
     );
     let limits = Limits::stop_only(stop);
-    let claims = claims_to_certify(campaign.verdict)?;
+    let claims = claims_to_certify(campaign.verdict, None)?;
     let mut research_nodes = 0;
     let mut tops = Vec::new();
     // The pieces the top blocks refer to, by canonical key, in the order first referred to.
@@ -187,7 +201,7 @@ pub fn certify_campaign(
         seed_table(kept, pos, Question::wins(attacker), table);
         let (solved_leaves, tree_moves) = kept_proof(kept, pos, claim);
         let mut writer = Writer::new(
-            claim,
+            Goal::at(claim, pos),
             Dfpn::new(table, Question::wins(attacker), epsilon, limits),
         );
         let is_solved_leaf = |key: &[u8; KEY_BYTES]| solved_leaves.contains(key);
@@ -206,7 +220,7 @@ pub fn certify_campaign(
     let mut blocks = Vec::new();
     if asked != pos {
         for top in &mut tops {
-            if leaf(asked, top.claim) == Some(true) {
+            if leaf(asked, Goal::at(top.claim, asked)) == Some(true) {
                 // The rules settle the root, in every image: the top block has no moves, and
                 // a block referring to it would leave it unreferenced, a top of its own.
                 top.position = *asked;
@@ -310,7 +324,7 @@ fn write_pieces(
                 let later = |key: &[u8; KEY_BYTES]| {
                     places.get(&(claim, *key)).is_some_and(|&place| place > i)
                 };
-                let mut writer = Writer::new(claim, searcher);
+                let mut writer = Writer::new(Goal::at(claim, &piece), searcher);
                 writer.pieces = Some(&later);
                 writer
                     .write(2, piece, &mut research_nodes)
@@ -360,7 +374,7 @@ fn write_pieces(
 }
 
 struct Writer<'a, 'p> {
-    claim: Claim,
+    goal: Goal,
     searcher: Dfpn<'a>,
     visited: Visited,
     moves: Vec<u8>,
@@ -395,16 +409,16 @@ impl<'a> Writer<'a, '_> {
         *research_nodes += self.searcher.nodes();
         let block = Block {
             version,
-            claim: self.claim,
+            claim: self.goal.claim,
             position,
             moves: self.moves,
         };
         Ok((block, self.referenced))
     }
 
-    fn new(claim: Claim, searcher: Dfpn<'a>) -> Self {
+    fn new(goal: Goal, searcher: Dfpn<'a>) -> Self {
         Writer {
-            claim,
+            goal,
             searcher,
             visited: Visited::default(),
             moves: Vec::new(),
@@ -419,11 +433,11 @@ impl<'a> Writer<'a, '_> {
         if !self.visited.insert(pos) {
             return Ok(());
         }
-        match leaf(&pos, self.claim) {
+        match leaf(&pos, self.goal) {
             Some(true) => return Ok(()),
             Some(false) => {
                 return Err(CertifyError::LeafFails {
-                    claim: self.claim,
+                    claim: self.goal.claim,
                     position: pos,
                 })
             }
@@ -436,7 +450,7 @@ impl<'a> Writer<'a, '_> {
                 return Ok(());
             }
         }
-        if pos.side_to_move() == self.claim.prover {
+        if pos.side_to_move() == self.goal.claim.prover {
             let from_tree = self.tree_moves.and_then(|moves| moves.get(&pos).copied());
             let mv = match from_tree {
                 Some(mv) => mv,
@@ -498,7 +512,7 @@ impl<'a> Writer<'a, '_> {
             }
         }
         Err(CertifyError::NoProvingMove {
-            claim: self.claim,
+            claim: self.goal.claim,
             position: *pos,
         })
     }
