@@ -3,7 +3,7 @@
 //! attackers and every bound up to a few plies, with every engine and a tiny table; and the
 //! certificates of bounded answers, whose claims and leaves are checked against it too.
 mod common;
-use common::oracle::{oracle_wins_within, OracleRules};
+use common::oracle::{oracle_value_under, oracle_wins_within, OracleRules};
 use common::{parallel_rows, playout_positions_under};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
@@ -353,9 +353,19 @@ fn bounded_claim(attacker: Player, plies: u32, wins: bool) -> Claim {
     }
 }
 
-/// Whether `claim` (bounded) is true of `notation` by the oracle.
+/// Whether `claim` (bounded) is true of `notation` by the oracle (by its game value when the
+/// bound reaches the last cell: the same answer, found faster).
 fn bounded_claim_true(notation: &str, rules: OracleRules, claim: Claim) -> bool {
     let plies = u32::from(claim.within.expect("a bounded claim"));
+    let pos = parse_position_under(notation, Rules::from_name(rules.name()).unwrap()).unwrap();
+    if pos.stone_count() + plies >= 81 {
+        let value = oracle_value_under(notation, rules);
+        let prover = claim.prover.letter().to_string();
+        return match claim.kind {
+            ClaimKind::Wins => value == prover,
+            ClaimKind::Holds => value == prover || value == "draw",
+        };
+    }
     match claim.kind {
         ClaimKind::Wins => oracle_wins_within(notation, rules, claim.prover == Player::X, plies),
         ClaimKind::Holds => !oracle_wins_within(notation, rules, claim.prover == Player::O, plies),
@@ -364,12 +374,12 @@ fn bounded_claim_true(notation: &str, rules: OracleRules, claim: Claim) -> bool 
 
 /// The leaf rules of bounded claims, against the oracle: a leaf that meets a claim is a
 /// position where the claim is true, and one that fails it a position where it is false. Every
-/// rule must fire many times (too slow with two plies or more left, too).
+/// rule must fire many times under every rule set (too slow with two plies or more left, too).
 #[test]
 fn bounded_leaves_meet_claims_exactly_when_the_oracle_says_so() {
-    // Game over, bound reached, win now, too slow (two plies or more left), fails.
-    let fired = Mutex::new([0usize; 5]);
     for (index, (rules, oracle_rules)) in RULE_SETS.into_iter().enumerate() {
+        // Game over, bound reached, win now, too slow (two plies or more left), fails.
+        let fired = Mutex::new([0usize; 5]);
         // Playouts of 30 to 79 plies, finished games included.
         let mut rng = uttt::game::Rng::new(0x6c65_6166 + index as u64);
         let start = Position::start_under(rules);
@@ -423,9 +433,13 @@ fn bounded_leaves_meet_claims_exactly_when_the_oracle_says_so() {
                 }
             }
         });
+        let fired = fired.into_inner().unwrap();
+        assert!(
+            fired.iter().all(|&n| n > 100),
+            "{}: {fired:?}",
+            oracle_rules.name()
+        );
     }
-    let fired = fired.into_inner().unwrap();
-    assert!(fired.iter().all(|&n| n > 200), "{fired:?}");
 }
 
 /// Solves "does `attacker` win within `plies`?" at `pos` with `options` and a table of
@@ -490,12 +504,25 @@ fn certificates_of_bounded_answers_verify_and_a_tighter_claim_fails_where_false(
     ];
     let counts = Mutex::new([0usize; 3]); // wins, holds, tighter claims refused
     for (index, (rules, oracle_rules)) in RULE_SETS.into_iter().enumerate() {
-        let positions = late_positions(rules, 120, 0x6365_7274 + index as u64);
-        parallel_rows(&positions, |notation| {
+        let positions: Vec<(usize, String)> =
+            late_positions(rules, 120, 0x6365_7274 + index as u64)
+                .into_iter()
+                .enumerate()
+                .collect();
+        parallel_rows(&positions, |(row, notation)| {
             let pos = parse_position_under(notation, rules).unwrap();
-            let (options, table_bytes) = &engines[notation.len() % engines.len()];
+            let (options, table_bytes) = &engines[row % engines.len()];
+            // The bounds asked, and on every eighth position two that reach the last cell (the
+            // search is then the unbounded one, the claim still bounded).
+            let to_last_cell = 81 - pos.stone_count();
+            let last_cell = if row % 8 == 0 {
+                vec![to_last_cell, 81]
+            } else {
+                vec![]
+            };
+            let bounds: Vec<u32> = (0..=MAX_BOUND).chain(last_cell).collect();
             for attacker in [Player::X, Player::O] {
-                for plies in 0..=MAX_BOUND {
+                for &plies in &bounds {
                     let (verdict, blocks) =
                         certified_answer(&pos, attacker, plies, options, *table_bytes);
                     let wins = verdict == Verdict::Wins(attacker);
@@ -523,10 +550,13 @@ fn certificates_of_bounded_answers_verify_and_a_tighter_claim_fails_where_false(
                         );
                     }
                     counts.lock().unwrap()[usize::from(expected.kind == ClaimKind::Holds)] += 1;
-                    let tighter = match (wins, plies) {
-                        (true, 0) => continue,
-                        (true, _) => plies - 1,
-                        (false, _) => plies + 1,
+                    if plies > MAX_BOUND {
+                        continue;
+                    }
+                    let tighter = match (expected.kind, plies) {
+                        (ClaimKind::Wins, 0) => continue,
+                        (ClaimKind::Wins, _) => plies - 1,
+                        (ClaimKind::Holds, _) => plies + 1,
                     };
                     let claim = Claim {
                         within: Some(tighter as u8),
@@ -537,11 +567,20 @@ fn certificates_of_bounded_answers_verify_and_a_tighter_claim_fails_where_false(
                             claim,
                             ..blocks[0].clone()
                         };
+                        let result = verify_block(&block);
                         assert!(
-                            verify_block(&block).is_err(),
+                            result.is_err(),
                             "{notation} ({}): the false claim {claim} verifies",
                             oracle_rules.name()
                         );
+                        // A win claimed one ply sooner first breaks where the bound now
+                        // leaves the game in play: every earlier step is as before.
+                        if claim.kind == ClaimKind::Wins {
+                            assert!(
+                                matches!(result, Err(Failure::OutOfPlies { .. })),
+                                "{notation}: {claim}: {result:?}"
+                            );
+                        }
                         counts.lock().unwrap()[2] += 1;
                     }
                 }
@@ -593,7 +632,11 @@ fn bounded_claims_are_written_read_and_refused_with_the_line_named() {
         within: Some(1),
     };
     assert_eq!(one.to_string(), "O holds for 1 ply");
-    for (claim_line, within) in [("O holds for 1 plies", 1), ("X wins within 81 plies", 81)] {
+    for (claim_line, within) in [
+        ("O holds for 1 plies", 1),
+        ("X wins within 81 plies", 81),
+        ("X wins within 0 plies", 0),
+    ] {
         let file = format!("uttt-certificate 1\nclaim {claim_line}\nposition {pos}\nmoves 0\n");
         let read = read_blocks(&mut file.as_bytes()).unwrap();
         assert_eq!(read[0].claim.within, Some(within), "{claim_line}");
@@ -605,11 +648,57 @@ fn bounded_claims_are_written_read_and_refused_with_the_line_named() {
         "X wins within three plies",
         "X wins within 3",
         "X wins within 3 plies more",
+        "X wins within +3 plies",
+        "X wins within 03 plies",
+        "X wins  within 3 plies",
+        "X wins within 300 plies",
     ] {
         let file = format!("uttt-certificate 1\nclaim {bad}\nposition {pos}\nmoves 0\n");
         let error = read_blocks(&mut file.as_bytes()).unwrap_err();
         assert_eq!((error.block, error.line), (1, 2), "{bad}: {error}");
         assert!(error.reason.contains(bad), "{bad}: {error}");
+    }
+}
+
+#[test]
+fn a_finished_game_is_certified_under_a_bound_by_its_outcome() {
+    // Playouts to the end: a drawn game is proved by both `holds` blocks, a won one by the
+    // winner's `wins` block, each with the bound.
+    let mut rng = uttt::game::Rng::new(0x656e_6473);
+    let start = Position::start_under(Rules::Common);
+    let (mut draws, mut wins) = (0, 0);
+    while draws < 3 || wins < 3 {
+        let moves = rng.playout(&start, 81);
+        let end = moves.iter().fold(start, |p, &m| p.play(m));
+        let (verdict, blocks) =
+            certified_answer(&end, Player::X, 3, &SolveOptions::default(), 1 << 20);
+        let claims: Vec<Claim> = blocks.iter().map(|b| b.claim).collect();
+        let bounded = |prover, kind| Claim {
+            prover,
+            kind,
+            within: Some(3),
+        };
+        match end.outcome() {
+            Outcome::Draw => {
+                draws += 1;
+                assert_eq!(verdict, Verdict::Draw, "{end}");
+                assert_eq!(
+                    claims,
+                    [
+                        bounded(Player::X, ClaimKind::Holds),
+                        bounded(Player::O, ClaimKind::Holds)
+                    ],
+                    "{end}"
+                );
+            }
+            Outcome::Won(winner) => {
+                wins += 1;
+                assert_eq!(claims, [bounded(winner, ClaimKind::Wins)], "{end}");
+            }
+            Outcome::InPlay => panic!("{end}: a playout of 81 plies ends the game"),
+        }
+        let (results, _) = verify_blocks(&blocks);
+        assert!(results.iter().all(Result::is_ok), "{end}: {results:?}");
     }
 }
 
@@ -702,6 +791,14 @@ fn the_command_line_certifies_a_bounded_answer_and_verify_states_it() {
         assert!(
             stdout.contains(&format!("proves   {statement} in {notation}")),
             "{stdout}"
+        );
+        let (code, stdout, stderr) = common::run_uttt(&["verify", &path_text, "--json"]);
+        assert_eq!(code, 0, "{stdout} {stderr}");
+        let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(
+            json["proves"],
+            serde_json::json!([format!("{statement} in {notation}")]),
+            "{json}"
         );
     }
 }

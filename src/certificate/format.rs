@@ -226,7 +226,7 @@ pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> 
 }
 
 /// `X wins`, `O holds`, `X wins within 5 plies`, `O holds for 1 ply` (either of `ply` and
-/// `plies` after any count).
+/// `plies` after any count; the count in plain decimal digits, without a leading zero).
 fn parse_claim(text: &str) -> Option<Claim> {
     let words: Vec<&str> = text.split(' ').collect();
     let [player, kind, bound @ ..] = words.as_slice() else {
@@ -245,7 +245,15 @@ fn parse_claim(text: &str) -> Option<Claim> {
     let within = match bound {
         [] => None,
         &[word, count, unit] if word == preposition && (unit == "plies" || unit == "ply") => {
-            Some(count.parse::<u8>().ok().filter(|&n| n <= MAX_BOUND)?)
+            // Plain decimal digits, as written: no sign, no leading zero.
+            let plain = count.bytes().all(|b| b.is_ascii_digit())
+                && (count == "0" || !count.starts_with('0'));
+            Some(
+                count
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|&n| plain && n <= MAX_BOUND)?,
+            )
         }
         _ => return None,
     };

@@ -41,7 +41,8 @@
 //! later, so they cannot form a cycle. See [`verify_blocks`].
 //!
 //! A claim may carry a bound (`claim X wins within 25 plies`, `claim O holds for 25 plies`,
-//! in any version): it is about the next so many plies of the block's position only, and
+//! in any version, after the `claim <X|O> <wins|holds>` above): it is about the next so many
+//! plies of the block's position only, and
 //! [`leaf`] judges it with the plies left (see [`Goal`]). Rule 4 never applies to a bounded
 //! claim, in either direction.
 

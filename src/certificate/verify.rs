@@ -35,6 +35,11 @@ pub enum Failure {
         /// The leaf.
         position: Position,
     },
+    /// A bounded `wins` claim reached its bound with the game in play (no win in time).
+    OutOfPlies {
+        /// Where the bound was reached.
+        position: Position,
+    },
     /// The moves ran out at a prover position.
     MissingBytes {
         /// Where a move was needed.
@@ -81,6 +86,10 @@ impl fmt::Display for Failure {
             Failure::LeafFails { position } => {
                 write!(f, "the game ends against the claim in {position}")
             }
+            Failure::OutOfPlies { position } => write!(
+                f,
+                "the claim's plies run out with the game in play in {position}"
+            ),
             Failure::MissingBytes { position } => write!(
                 f,
                 "the moves run out where the prover is to move in {position}"
@@ -255,7 +264,9 @@ impl Checker<'_> {
         }
         match leaf(&pos, self.goal) {
             Some(true) => return Ok(()),
-            Some(false) => return Err(Failure::LeafFails { position: pos }),
+            Some(false) if pos.is_over() => return Err(Failure::LeafFails { position: pos }),
+            // Only a bounded `wins` claim fails at a position in play: at its bound.
+            Some(false) => return Err(Failure::OutOfPlies { position: pos }),
             None => {}
         }
         let rule_4 = self
