@@ -19,8 +19,9 @@ use super::rules::OpenNode;
 ///   spoiled (the dead-attacker rule) or the game ends, so each live line of the attacker is
 ///   more the defender must do; symmetrically, each live line of the defender is a way for it
 ///   to win (which disproves the attacker as surely) that a proof must keep shut. Under a ply
-///   bound the attacker's lines are those it can still complete in time
-///   ([`super::rules::lines_in_time`]).
+///   bound the attacker's lines are those it can still complete in time, each weighed by the
+///   moves it leaves to spare ([`super::rules::room_in_time`]): a line with no move to spare
+///   is spoiled by one defender stone.
 /// * **Threats**: when the attacker has a winning board (see
 ///   [`super::rules::winning_boards`]) its mobility part of pn is halved (rounded up) before the
 ///   line factor, and when the defender has one, dn is halved after it: that side may end the

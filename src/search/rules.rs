@@ -63,7 +63,8 @@ pub struct OpenNode {
     /// Whether the attacker is the side to move.
     pub attacker_to_move: bool,
     /// How many lines of the big board the attacker could still complete (0 to 8, see
-    /// [`live_lines`]; under a ply bound, in time: see [`lines_in_time`]).
+    /// [`live_lines`]); under a ply bound, those it could complete in time, each counted once
+    /// for every move it leaves to spare and once more (see [`room_in_time`]).
     pub attacker_lines: u32,
     /// How many lines of the big board the defender could still complete (0 to 8): each is a
     /// way for it to win, which answers the question as surely as spoiling the attacker's lines.
@@ -152,7 +153,7 @@ pub fn evaluate(pos: &Position, question: Question) -> Evaluation {
     if is_dead(pos, attacker, winnable) {
         return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
-    let in_time = lines_in_time(pos, attacker, plies_left);
+    let in_time = room_in_time(pos, attacker, plies_left);
     if is_too_slow(pos, attacker, in_time, winnable) {
         return Evaluation::Solved(goal_numbers(pos, attacker, false));
     }
@@ -442,22 +443,29 @@ pub fn may_win_in_two(pos: &Position, mv: Move, returns: u16) -> bool {
 }
 
 /// Whether `attacker` cannot win `pos` in the `plies_left` plies left: every line of won
-/// boards needs more of its stones than it can place (see [`lines_in_time`]) and, under
+/// boards needs more of its stones than it can place (see [`room_in_time`]) and, under
 /// CodinGame's rules, it cannot win on the board count either (see `count_win_possible`).
 pub fn attacker_is_too_slow(pos: &Position, attacker: Player, plies_left: u32) -> bool {
-    let in_time = lines_in_time(pos, attacker, plies_left);
+    let in_time = room_in_time(pos, attacker, plies_left);
     is_too_slow(pos, attacker, in_time, pos.winnable_boards_of_both())
 }
 
-/// [`attacker_is_too_slow`] given [`lines_in_time`] and both players' winnable boards.
+/// [`attacker_is_too_slow`] given [`room_in_time`] and both players' winnable boards.
 fn is_too_slow(pos: &Position, attacker: Player, in_time: Option<u32>, winnable: [u16; 2]) -> bool {
     in_time == Some(0) && !count_win_possible(pos, attacker, winnable)
 }
 
-/// How many lines of the big board `attacker` could still complete in the `plies_left` plies
-/// left: lines that need no more of its stones than it has moves (on the plies of its turn:
-/// half the plies left, rounded up when it is to move). `None` when it has 9 moves or more,
-/// as many as any line that can still be its needs (so for every unbounded question).
+/// The room `attacker` has to complete a line of the big board in the `plies_left` plies left:
+/// over the lines that need no more of its stones than it has moves (on the plies of its turn:
+/// half the plies left, rounded up when it is to move), the moves each leaves to spare, plus
+/// one. So 0 exactly when no line can be completed in time, and a line that needs every move
+/// left counts 1: the defender spoils it with one stone in the right place, where a line with
+/// moves to spare takes more. `None` when the attacker has 9 moves or more, as many as any line
+/// that can still be its needs (so for every unbounded question).
+///
+/// The initial numbers weigh the attacker's lines by this room (see
+/// [`super::numbers::initial_numbers`]; counting each line in time once instead searched more,
+/// measured in BENCHMARKS.md).
 ///
 /// Proof that a line left out cannot be completed in time: a move places one stone in one
 /// board. The attacker wins a board only by three of its stones in a local line that holds
@@ -467,7 +475,7 @@ fn is_too_slow(pos: &Position, attacker: Player, in_time: Option<u32>, winnable:
 /// needs each of its three boards, with stones of their own, so at least the sum of their
 /// needs. (Under CodinGame's rules the attacker may also win on the board count, which
 /// [`attacker_is_too_slow`] rules out besides.)
-pub fn lines_in_time(pos: &Position, attacker: Player, plies_left: u32) -> Option<u32> {
+pub fn room_in_time(pos: &Position, attacker: Player, plies_left: u32) -> Option<u32> {
     let moves_left = if pos.side_to_move() == attacker {
         plies_left.div_ceil(2)
     } else {
@@ -477,14 +485,14 @@ pub fn lines_in_time(pos: &Position, attacker: Player, plies_left: u32) -> Optio
         return None;
     }
     let need: [u32; 9] = std::array::from_fn(|board| stones_to_win_board(pos, attacker, board));
-    let in_time = LINES.iter().filter(|&&line| {
+    let room = LINES.iter().map(|&line| {
         let line_need: u32 = (0..9)
             .filter(|board| line & 1 << board != 0)
             .map(|board| need[board])
             .sum();
-        line_need <= moves_left
+        (moves_left + 1).saturating_sub(line_need)
     });
-    Some(in_time.count() as u32)
+    Some(room.sum())
 }
 
 /// The fewest stones `player` must still place in `board` to win it (0 if it has; more than
