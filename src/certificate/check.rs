@@ -1,10 +1,8 @@
 //! Checking a certificate file: every block with the verifier, and what the verified blocks
 //! prove together.
 
-use super::{
-    plies_words, read_blocks, verify_blocks, Claim, ClaimKind, Failure, FormatError, Verified,
-};
-use crate::game::{Player, Position};
+use super::{read_blocks, verify_blocks, Claim, ClaimKind, Failure, FormatError, Verified};
+use crate::game::{plies_words, Player, Position};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -31,13 +29,18 @@ impl fmt::Display for Statement {
             Statement::Draw => write!(f, "draw"),
             Statement::DoesNotLose(player) => write!(f, "{} does not lose", player.letter()),
             Statement::WinsWithin(player, plies) => {
-                write!(f, "{} wins within {}", player.letter(), plies_words(*plies))
+                write!(
+                    f,
+                    "{} wins within {}",
+                    player.letter(),
+                    plies_words((*plies).into())
+                )
             }
             Statement::DoesNotWinWithin(player, plies) => write!(
                 f,
                 "{} does not win within {}",
                 player.letter(),
-                plies_words(*plies)
+                plies_words((*plies).into())
             ),
         }
     }

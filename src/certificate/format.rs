@@ -1,6 +1,6 @@
 //! Reading and writing certificate blocks.
 
-use crate::game::{parse_position_under, Player, Position, Rules};
+use crate::game::{parse_position_under, plies_words, Player, Position, Rules};
 use std::fmt;
 use std::io::{BufRead, Read, Write};
 
@@ -54,15 +54,10 @@ impl fmt::Display for Claim {
                 ClaimKind::Wins => "within",
                 ClaimKind::Holds => "for",
             };
-            write!(f, " {preposition} {}", plies_words(plies))?;
+            write!(f, " {preposition} {}", plies_words(plies.into()))?;
         }
         Ok(())
     }
-}
-
-/// `1 ply`, `5 plies`.
-pub fn plies_words(plies: u8) -> String {
-    format!("{plies} pl{}", if plies == 1 { "y" } else { "ies" })
 }
 
 /// One block: a claim about a position and the prover's moves.
@@ -248,12 +243,10 @@ fn parse_claim(text: &str) -> Option<Claim> {
             // Plain decimal digits, as written: no sign, no leading zero.
             let plain = count.bytes().all(|b| b.is_ascii_digit())
                 && (count == "0" || !count.starts_with('0'));
-            Some(
-                count
-                    .parse::<u8>()
-                    .ok()
-                    .filter(|&n| plain && n <= MAX_BOUND)?,
-            )
+            if !plain {
+                return None;
+            }
+            Some(count.parse::<u8>().ok().filter(|&n| n <= MAX_BOUND)?)
         }
         _ => return None,
     };

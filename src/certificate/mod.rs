@@ -52,8 +52,7 @@ mod verify;
 
 pub use check::{check_file, BlockCheck, CheckFileError, FileCheck, Proven, Statement};
 pub use format::{
-    plies_words, read_blocks, write_block, Block, Claim, ClaimKind, FormatError, MAX_BOUND,
-    VERSIONS,
+    read_blocks, write_block, Block, Claim, ClaimKind, FormatError, MAX_BOUND, VERSIONS,
 };
 pub use verify::{verify_block, verify_blocks, Failure, Verified};
 
@@ -230,7 +229,7 @@ fn cannot_win_within(pos: &Position, player: Player, plies: u32) -> bool {
             .min()
             .unwrap_or(NEVER)
     };
-    let needs: Vec<u32> = (0..9).map(need).collect();
+    let needs: [u32; 9] = std::array::from_fn(need);
     let line_need = |line: u16| -> u32 {
         (0..9)
             .filter(|board| line & (1 << board) != 0)

@@ -12,8 +12,8 @@ pub mod tables;
 pub use moves::{Move, MoveSet};
 pub use notation::{
     format_moves, format_position, parse_game_arg, parse_game_arg_under, parse_move,
-    parse_position, parse_position_arg, parse_position_under, play_move_list, read_move_list, Game,
-    NotationError,
+    parse_position, parse_position_arg, parse_position_under, play_move_list, plies_words,
+    read_move_list, Game, NotationError,
 };
 pub use perft::{perft, perft_divide};
 pub use position::{Outcome, Player, Position, ANY_BOARD, GAME_OVER};

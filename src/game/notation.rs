@@ -206,6 +206,11 @@ pub fn split_moves(list: &str) -> impl Iterator<Item = &str> {
         .filter(|s| !s.is_empty())
 }
 
+/// A count of plies in words: `1 ply`, `5 plies`.
+pub fn plies_words(plies: u32) -> String {
+    format!("{plies} pl{}", if plies == 1 { "y" } else { "ies" })
+}
+
 /// Formats a list of moves separated by spaces.
 pub fn format_moves(moves: &[Move]) -> String {
     moves

@@ -234,7 +234,7 @@ pub fn verdict_words(verdict: Verdict) -> String {
 fn within_words(verdict: Verdict, max_plies: Option<u32>) -> String {
     match (verdict, max_plies) {
         (Verdict::Wins(_) | Verdict::DoesNotWin(_), Some(plies)) => {
-            format!(" within {plies} pl{}", if plies == 1 { "y" } else { "ies" })
+            format!(" within {}", crate::game::plies_words(plies))
         }
         _ => String::new(),
     }
