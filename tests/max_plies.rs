@@ -8,10 +8,12 @@ use common::{parallel_rows, playout_positions_under};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use uttt::certificate::{
-    leaf, read_blocks, verify_block, verify_blocks, write_block, Block, Claim, ClaimKind, Failure,
-    Goal,
+    check_file, leaf, read_blocks, verify_block, verify_blocks, write_block, Block, Claim,
+    ClaimKind, Failure, Goal, Proven, Statement,
 };
-use uttt::game::{format_position, parse_position_under, Outcome, Player, Position, Rules};
+use uttt::game::{
+    format_position, parse_game_arg_under, parse_position_under, Outcome, Player, Position, Rules,
+};
 use uttt::search::rules::{attacker_is_too_slow, evaluate, Evaluation};
 use uttt::search::{Engine, Question, SolveOptions};
 use uttt::services::{certify, Solver, Verdict};
@@ -766,9 +768,17 @@ fn the_command_line_certifies_a_bounded_answer_and_verify_states_it() {
     let (notation, pos) = shortest_win_in(3, 0x636c_6963);
     let side = pos.side_to_move();
     let dir = common::temp_dir("max-plies-certificates");
-    for (plies, statement) in [
-        (3, format!("{side} wins within 3 plies")),
-        (2, format!("{side} does not win within 2 plies")),
+    // A win within the bound is also stated as the win it is; a bounded defence says
+    // nothing of the plies after its bound.
+    for (plies, statements) in [
+        (
+            3,
+            vec![
+                format!("{side} wins"),
+                format!("{side} wins within 3 plies"),
+            ],
+        ),
+        (2, vec![format!("{side} does not win within 2 plies")]),
     ] {
         let path = dir.join(format!("within-{plies}.cert"));
         let path_text = path.display().to_string();
@@ -788,17 +798,56 @@ fn the_command_line_certifies_a_bounded_answer_and_verify_states_it() {
         assert_eq!(json["certificate"]["certified"], true, "{json}");
         let (code, stdout, stderr) = common::run_uttt(&["verify", &path_text]);
         assert_eq!(code, 0, "{stdout} {stderr}");
-        assert!(
-            stdout.contains(&format!("proves   {statement} in {notation}")),
-            "{stdout}"
-        );
+        let proves: Vec<String> = statements
+            .iter()
+            .map(|statement| format!("{statement} in {notation}"))
+            .collect();
+        let stated: Vec<&str> = stdout
+            .lines()
+            .filter_map(|line| line.strip_prefix("proves   "))
+            .collect();
+        assert_eq!(stated, proves, "{stdout}");
         let (code, stdout, stderr) = common::run_uttt(&["verify", &path_text, "--json"]);
         assert_eq!(code, 0, "{stdout} {stderr}");
         let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-        assert_eq!(
-            json["proves"],
-            serde_json::json!([format!("{statement} in {notation}")]),
-            "{json}"
-        );
+        assert_eq!(json["proves"], serde_json::json!(proves), "{json}");
     }
+}
+
+/// The proof that the first player wins the whole game when won boards stay open
+/// (`docs/proofs/open-game.cert`, written by `scripts/open-game.sh`) verifies and says so; the
+/// same moves under a claim two plies tighter run out of plies, as the answer that X cannot
+/// win within 25 plies after the opening it follows says they must.
+#[test]
+fn the_bundled_proof_of_the_whole_game_under_won_boards_open_verifies() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/proofs/open-game.cert");
+    let check = check_file(&path).unwrap();
+    assert!(check.all_verified(), "{check}");
+    let start = parse_game_arg_under("start", Rules::WonBoardsOpen).unwrap().position;
+    let proven = |statement| Proven {
+        position: start,
+        statement,
+    };
+    assert_eq!(
+        check.proves(),
+        [
+            proven(Statement::Wins(Player::X)),
+            proven(Statement::WinsWithin(Player::X, 43)),
+        ]
+    );
+
+    let bytes = std::fs::read(&path).unwrap();
+    let claim = b"claim X wins within 43 plies\n";
+    let at = bytes
+        .windows(claim.len())
+        .position(|window| window == claim)
+        .expect("the claim line");
+    let mut tighter = bytes.clone();
+    tighter[at..at + claim.len()].copy_from_slice(b"claim X wins within 41 plies\n");
+    let blocks = read_blocks(&mut &tighter[..]).unwrap();
+    let result = verify_block(&blocks[0]);
+    assert!(
+        matches!(result, Err(Failure::OutOfPlies { .. })),
+        "{result:?}"
+    );
 }

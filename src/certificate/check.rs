@@ -137,7 +137,8 @@ impl FileCheck {
     }
 
     /// What the verified blocks prove: for each position (in the order the positions first
-    /// appear) the statement of its unbounded blocks, if any, then one per bounded block (in
+    /// appear) the statement of its unbounded blocks, if any (a bounded `wins` block counts as
+    /// a `wins` block here: a win within some plies is a win), then one per bounded block (in
     /// file order, each once). The positions of blocks that others refer to are pieces of
     /// those blocks' proofs, and are not stated.
     pub fn proves(&self) -> Vec<Proven> {
@@ -150,11 +151,16 @@ impl FileCheck {
         }
         let mut proven = Vec::new();
         for pos in positions {
+            // A win within any number of plies is a win; a bounded `holds` says nothing of the
+            // plies after its bound.
             let verified = |kind, prover| {
                 stated().any(|b| {
                     b.position == pos
                         && b.result.is_ok()
-                        && b.claim == Claim::unbounded(prover, kind)
+                        && (b.claim == Claim::unbounded(prover, kind)
+                            || (kind == ClaimKind::Wins
+                                && b.claim.prover == prover
+                                && b.claim.kind == ClaimKind::Wins))
                 })
             };
             let unbounded = if verified(ClaimKind::Wins, Player::X) {
