@@ -239,6 +239,46 @@ fn tampered_certificates_are_refused_with_the_place_named() {
     assert!(error.contains("block 1, line 3"), "{error}");
 }
 
+/// A block is judged under the rule set its header names (versions 1 and 2 the common rules,
+/// version 3 its `rules` line, `open` or `codingame`), and a position line naming another is
+/// refused, not read under its own: one way to write each block.
+#[test]
+fn a_position_under_another_rule_set_than_its_blocks_is_refused() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/proofs/open-game.cert");
+    let good = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+    assert!(good.starts_with("uttt-certificate 3\nrules open\nclaim X wins within 43 plies\n"));
+    assert!(proven_value(good.as_bytes()).is_ok());
+    for (header, line, reason) in [
+        (
+            "uttt-certificate 2\n",
+            3,
+            "the position is under the rule set `open`, but the block is of `common`",
+        ),
+        (
+            "uttt-certificate 1\n",
+            3,
+            "the position is under the rule set `open`, but the block is of `common`",
+        ),
+        (
+            "uttt-certificate 3\nrules codingame\n",
+            4,
+            "the position names the open rule set, but the codingame rule set was asked for",
+        ),
+        (
+            "uttt-certificate 3\nrules common\n",
+            2,
+            "expected `rules open` or `rules codingame`, found `rules common`",
+        ),
+    ] {
+        let bad = good.replacen("uttt-certificate 3\nrules open\n", header, 1);
+        let error = proven_value(bad.as_bytes()).unwrap_err();
+        assert!(
+            error.contains(&format!("block 1, line {line}")) && error.contains(reason),
+            "{header:?}: {error}"
+        );
+    }
+}
+
 /// Whether the oracle's value (`X`, `O`, `draw`) makes `claim` true.
 fn claim_true(claim: Claim, value: &str) -> bool {
     let prover = claim.prover.letter().to_string();

@@ -823,7 +823,9 @@ fn the_bundled_proof_of_the_whole_game_under_won_boards_open_verifies() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/proofs/open-game.cert");
     let check = check_file(&path).unwrap();
     assert!(check.all_verified(), "{check}");
-    let start = parse_game_arg_under("start", Rules::WonBoardsOpen).unwrap().position;
+    let start = parse_game_arg_under("start", Rules::WonBoardsOpen)
+        .unwrap()
+        .position;
     let proven = |statement| Proven {
         position: start,
         statement,

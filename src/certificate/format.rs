@@ -168,13 +168,19 @@ pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> 
         let claim_text = field("claim")?;
         let position_text = field("position")?;
         let moves_text = field("moves")?;
+        // One way to write each block: the common rules are versions 1 and 2, the others 3.
         let rules = match rules_name {
-            Some(name) => Rules::from_name(&name).ok_or_else(|| {
-                fail(
-                    line - 3,
-                    format!("unknown rule set `{name}` (common, open or codingame)"),
-                )
-            })?,
+            Some(name) => Rules::from_name(&name)
+                .filter(|rules| !rules.is_common())
+                .ok_or_else(|| {
+                    fail(
+                        line - 3,
+                        format!(
+                            "expected `rules open` or `rules codingame`, found `rules {name}` \
+                             (a block of the common rules is version 1 or 2)"
+                        ),
+                    )
+                })?,
             None => Rules::Common,
         };
         let claim = parse_claim(&claim_text).ok_or_else(|| {
@@ -189,6 +195,18 @@ pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> 
         })?;
         let position = parse_position_under(&position_text, rules)
             .map_err(|e| fail(line - 1, format!("bad position: {e}")))?;
+        // The notation may name a rule set, which must be the block's own: the header decides
+        // how every move and leaf is judged.
+        if position.rules() != rules {
+            return Err(fail(
+                line - 1,
+                format!(
+                    "the position is under the rule set `{}`, but the block is of `{}`",
+                    position.rules().name(),
+                    rules.name()
+                ),
+            ));
+        }
         let count: usize = moves_text
             .parse()
             .map_err(|_| fail(line, format!("bad move count `{moves_text}`")))?;

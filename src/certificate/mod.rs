@@ -19,7 +19,7 @@
 //!
 //! ```text
 //! visit(P):
-//!   if P was visited before (same cells, side to move and board to play): return
+//!   if P was visited before (the same position, first winners of boards included): return
 //!   if P is a leaf: it must meet the claim; return
 //!   if the prover is to move: read the next byte m, a legal move; visit(P after m)
 //!   else: for every legal move m in ascending square order: visit(P after m)
@@ -62,7 +62,8 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// The positions a traversal has visited: "visited before" in the format means the same
-/// cells, side to move and board to play, which is exactly [`Position`] equality.
+/// cells, side to move and board to play and, when won boards stay open, the same first
+/// winner of each board (which the cells do not always tell): exactly [`Position`] equality.
 #[derive(Default)]
 pub struct Visited(HashSet<Seen, BuildHasherDefault<ZobristHasher>>);
 
@@ -143,7 +144,8 @@ impl Goal {
 /// that does not. The leaves of an unbounded claim, checked in this order:
 ///
 /// 1. the game is over: it meets the claim if the prover won, or, for `holds`, if it is drawn;
-/// 2. the prover is to move and has a move that completes a line of won boards: meets it;
+/// 2. the prover is to move and has a move that wins the game at once in a board that would
+///    complete a line of its won boards if it won it (see `can_win_now`): meets it;
 /// 3. for `holds` only: the opponent can no longer complete any line of boards (every line
 ///    of the big board holds a board won by the prover or drawn, or an open board nobody has
 ///    won in which every local line holds a prover stone): meets it. Not under CodinGame's
@@ -246,8 +248,11 @@ fn cannot_win_within(pos: &Position, player: Player, plies: u32) -> bool {
     true
 }
 
-/// Whether `player` (to move) has a move that wins the game. Only a move in a board that
-/// would complete a line of `player`'s won boards can, so only those moves are played.
+/// Whether `player` (to move) has a move that wins the game at once in a board that would
+/// complete a line of its won boards if it won it. Only such a move can win by a line, so only
+/// those moves are played; under CodinGame's rules one of them may instead win on the board
+/// count by ending the game, which counts too (a count win elsewhere is no leaf: the writer
+/// and the verifier share this rule, and the format documents it).
 fn can_win_now(pos: &Position, player: Player) -> bool {
     let won = pos.won_boards(player);
     let completing = |board: usize| {
