@@ -44,7 +44,7 @@ fn python_counts(output: &str) -> Vec<(u64, usize)> {
 #[test]
 fn the_independent_checker_accepts_the_whole_game_proof_and_refuses_it_tighter() {
     let proof = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/proofs/open-game.cert");
-    let (code, output) = python_check(&[proof.clone()]);
+    let (code, output) = python_check(std::slice::from_ref(&proof));
     assert_eq!(code, 0, "{output}");
     assert_eq!(python_counts(&output), [(81_240, 51_734)], "{output}");
 
