@@ -269,6 +269,11 @@ fn a_position_under_another_rule_set_than_its_blocks_is_refused() {
             2,
             "expected `rules open` or `rules codingame`, found `rules common`",
         ),
+        (
+            "uttt-certificate 3\nrules OPEN\n",
+            2,
+            "expected `rules open` or `rules codingame`, found `rules OPEN`",
+        ),
     ] {
         let bad = good.replacen("uttt-certificate 3\nrules open\n", header, 1);
         let error = proven_value(bad.as_bytes()).unwrap_err();

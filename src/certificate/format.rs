@@ -168,10 +168,11 @@ pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> 
         let claim_text = field("claim")?;
         let position_text = field("position")?;
         let moves_text = field("moves")?;
-        // One way to write each block: the common rules are versions 1 and 2, the others 3.
+        // One way to write each block: the common rules are versions 1 and 2, the others 3,
+        // their names in lower case as written.
         let rules = match rules_name {
             Some(name) => Rules::from_name(&name)
-                .filter(|rules| !rules.is_common())
+                .filter(|rules| !rules.is_common() && rules.name() == name)
                 .ok_or_else(|| {
                     fail(
                         line - 3,
