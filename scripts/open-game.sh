@@ -17,16 +17,14 @@
 #
 # Usage: scripts/open-game.sh [--uttt BIN] [--threads N] [--table-mem SIZE]
 #                             [--table-file PATH] [--certificate FILE]
-# The table file should be in memory (the default is under /dev/shm when it exists): on disk
-# the kernel's write-back of the mapped table takes much of the time.
+# The table file should be in memory (the default is under /dev/shm when it has room): on
+# disk the kernel's write-back of the mapped table takes much of the time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 uttt=target/release/uttt
 threads=2
 table_mem=8G
-shm=/dev/shm
-[ -d "$shm" ] || shm=${TMPDIR:-/tmp}
-table_file=$shm/uttt-open-game.$$.tt
+table_file=
 certificate=open-game.cert
 while [ $# -gt 0 ]; do
   case $1 in
@@ -38,6 +36,16 @@ while [ $# -gt 0 ]; do
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
+if [ -z "$table_file" ]; then
+  # In memory when /dev/shm has room for the table (containers often give it 64 MiB).
+  dir=${TMPDIR:-/tmp}
+  need=$(numfmt --from=iec "$table_mem")
+  if [ -d /dev/shm ] && [ "$(df -B1 --output=avail /dev/shm | tail -1)" -gt "$need" ]; then
+    dir=/dev/shm
+  fi
+  table_file=$dir/uttt-open-game.$$.tt
+fi
+echo "table file $table_file ($table_mem)"
 trap 'rm -f "$table_file"' EXIT
 
 # One step: does X win POSITION within PLIES plies? Prints the answer, nodes and seconds, and

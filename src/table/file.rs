@@ -11,6 +11,24 @@ use std::fs::{File, OpenOptions};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// Reserves the blocks of the first `size` bytes of `file`, so that a filesystem without room
+/// for them refuses now, with a message, rather than later: a sparse mapping whose first write
+/// to a page finds no room kills the process with SIGBUS. A filesystem that cannot reserve
+/// (the call is not supported there) keeps the file sparse, as before.
+fn reserve(file: &File, size: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let Ok(length) = libc::off_t::try_from(size) else {
+        return Err(std::io::Error::from_raw_os_error(libc::EFBIG));
+    };
+    // SAFETY: the descriptor is open for writing and stays open for the call; the call reads
+    // and writes no memory of this process.
+    let result = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, length) };
+    match result {
+        0 | libc::EOPNOTSUPP | libc::EINVAL => Ok(()),
+        error => Err(std::io::Error::from_raw_os_error(error)),
+    }
+}
+
 /// Bytes of the header page at the start of a table file.
 pub const FILE_HEADER_BYTES: usize = 4096;
 
@@ -96,8 +114,14 @@ impl Table {
         let fresh = len == 0;
         let buckets = if fresh {
             let buckets = buckets_for_bytes(bytes);
-            file.set_len((FILE_HEADER_BYTES + buckets * BUCKET_BYTES) as u64)
+            let size = (FILE_HEADER_BYTES + buckets * BUCKET_BYTES) as u64;
+            file.set_len(size)
                 .map_err(|e| TableError::io(path, "size", e))?;
+            reserve(&file, size).map_err(|e| {
+                // Left empty, as it was found (or as it was created).
+                let _ = file.set_len(0);
+                TableError::io(path, "reserve the space of", e)
+            })?;
             buckets
         } else {
             check_file(path, &file, len)?

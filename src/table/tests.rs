@@ -166,3 +166,24 @@ fn sizes_round_down_to_powers_of_two() {
     assert_eq!(buckets_for_bytes(1_000_000_000), (1 << 29) / 64);
     assert_eq!(buckets_for_bytes(10), MIN_BUCKETS);
 }
+
+/// A fresh table file has its space reserved when it is created, so that a filesystem without
+/// room refuses then, with a message, rather than killing the search with SIGBUS at its first
+/// write to a page it cannot get. (Every common Linux filesystem can reserve.)
+#[test]
+fn a_fresh_table_file_has_its_space_reserved() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = std::env::temp_dir().join(format!("uttt-table-reserve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.tt");
+    let table = Table::open_file(&path, 64 << 20).unwrap();
+    let meta = std::fs::metadata(&path).unwrap();
+    assert!(
+        meta.blocks() * 512 >= meta.len(),
+        "{} bytes reserved of {}",
+        meta.blocks() * 512,
+        meta.len()
+    );
+    drop(table);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
