@@ -157,10 +157,9 @@ impl FileCheck {
                 stated().any(|b| {
                     b.position == pos
                         && b.result.is_ok()
-                        && (b.claim == Claim::unbounded(prover, kind)
-                            || (kind == ClaimKind::Wins
-                                && b.claim.prover == prover
-                                && b.claim.kind == ClaimKind::Wins))
+                        && b.claim.prover == prover
+                        && b.claim.kind == kind
+                        && (b.claim.within.is_none() || kind == ClaimKind::Wins)
                 })
             };
             let unbounded = if verified(ClaimKind::Wins, Player::X) {

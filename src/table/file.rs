@@ -14,7 +14,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Reserves the blocks of the first `size` bytes of `file`, so that a filesystem without room
 /// for them refuses now, with a message, rather than later: a sparse mapping whose first write
 /// to a page finds no room kills the process with SIGBUS. A filesystem that cannot reserve
-/// (the call is not supported there) keeps the file sparse, as before.
+/// (the call is not supported there) keeps the file sparse, as before, and so does a system
+/// without the call.
+#[cfg(target_os = "linux")]
 fn reserve(file: &File, size: u64) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
     let Ok(length) = libc::off_t::try_from(size) else {
@@ -27,6 +29,11 @@ fn reserve(file: &File, size: u64) -> std::io::Result<()> {
         0 | libc::EOPNOTSUPP | libc::EINVAL => Ok(()),
         error => Err(std::io::Error::from_raw_os_error(error)),
     }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn reserve(_file: &File, _size: u64) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// Bytes of the header page at the start of a table file.

@@ -170,6 +170,7 @@ fn sizes_round_down_to_powers_of_two() {
 /// A fresh table file has its space reserved when it is created, so that a filesystem without
 /// room refuses then, with a message, rather than killing the search with SIGBUS at its first
 /// write to a page it cannot get. (Every common Linux filesystem can reserve.)
+#[cfg(target_os = "linux")]
 #[test]
 fn a_fresh_table_file_has_its_space_reserved() {
     use std::os::unix::fs::MetadataExt;
