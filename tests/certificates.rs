@@ -244,8 +244,8 @@ fn tampered_certificates_are_refused_with_the_place_named() {
 /// refused, not read under its own: one way to write each block.
 #[test]
 fn a_position_under_another_rule_set_than_its_blocks_is_refused() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/proofs/open-game.cert");
-    let good = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+    let good =
+        String::from_utf8_lossy(&std::fs::read(common::open_game_proof()).unwrap()).into_owned();
     assert!(good.starts_with("uttt-certificate 3\nrules open\nclaim X wins within 43 plies\n"));
     assert!(proven_value(good.as_bytes()).is_ok());
     for (header, line, reason) in [

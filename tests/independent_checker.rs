@@ -43,16 +43,11 @@ fn python_counts(output: &str) -> Vec<(u64, usize)> {
 
 #[test]
 fn the_independent_checker_accepts_the_whole_game_proof_and_refuses_it_tighter() {
-    let proof = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/proofs/open-game.cert");
-    let (code, output) = python_check(std::slice::from_ref(&proof));
+    let (code, output) = python_check(&[common::open_game_proof()]);
     assert_eq!(code, 0, "{output}");
     assert_eq!(python_counts(&output), [(81_240, 51_734)], "{output}");
 
-    let bytes = std::fs::read(&proof).unwrap();
-    let text = String::from_utf8_lossy(&bytes);
-    let at = text.find("within 43 plies").expect("the claim");
-    let mut tighter = bytes.clone();
-    tighter[at..at + "within 43 plies".len()].copy_from_slice(b"within 41 plies");
+    let tighter = common::open_game_proof_claiming(41);
     let path = common::temp_dir("independent-checker").join("tighter.cert");
     std::fs::write(&path, tighter).unwrap();
     let (code, output) = python_check(&[path]);

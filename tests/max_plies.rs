@@ -820,8 +820,7 @@ fn the_command_line_certifies_a_bounded_answer_and_verify_states_it() {
 /// win within 25 plies after the opening it follows says they must.
 #[test]
 fn the_bundled_proof_of_the_whole_game_under_won_boards_open_verifies() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/proofs/open-game.cert");
-    let check = check_file(&path).unwrap();
+    let check = check_file(&common::open_game_proof()).unwrap();
     assert!(check.all_verified(), "{check}");
     let start = parse_game_arg_under("start", Rules::WonBoardsOpen)
         .unwrap()
@@ -838,14 +837,7 @@ fn the_bundled_proof_of_the_whole_game_under_won_boards_open_verifies() {
         ]
     );
 
-    let bytes = std::fs::read(&path).unwrap();
-    let claim = b"claim X wins within 43 plies\n";
-    let at = bytes
-        .windows(claim.len())
-        .position(|window| window == claim)
-        .expect("the claim line");
-    let mut tighter = bytes.clone();
-    tighter[at..at + claim.len()].copy_from_slice(b"claim X wins within 41 plies\n");
+    let tighter = common::open_game_proof_claiming(41);
     let blocks = read_blocks(&mut &tighter[..]).unwrap();
     let result = verify_block(&blocks[0]);
     assert!(

@@ -155,3 +155,24 @@ pub fn shows_nodes(line: &str) -> bool {
             .and_then(|n| n.parse::<u64>().ok())
             .is_some_and(|nodes| nodes > 0)
 }
+
+/// The bundled proof that X wins the whole game under won boards open
+/// (`docs/proofs/open-game.cert`, claim `X wins within 43 plies`).
+pub fn open_game_proof() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/proofs/open-game.cert")
+}
+
+/// The bytes of the bundled proof with its claim changed to `X wins within PLIES plies`, the
+/// moves untouched (both bounds are written with two digits, so the file keeps its length).
+pub fn open_game_proof_claiming(plies: u8) -> Vec<u8> {
+    let mut bytes = std::fs::read(open_game_proof()).unwrap();
+    let claim = b"claim X wins within 43 plies\n";
+    let at = bytes
+        .windows(claim.len())
+        .position(|window| window == claim)
+        .expect("the claim line");
+    let new = format!("claim X wins within {plies} plies\n");
+    assert_eq!(new.len(), claim.len(), "a two-digit bound");
+    bytes[at..at + claim.len()].copy_from_slice(new.as_bytes());
+    bytes
+}
