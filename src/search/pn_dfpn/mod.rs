@@ -3,9 +3,10 @@
 //! the tree.
 //!
 //! Each tree node has real numbers (what the searches found) and virtual numbers: a leaf with
-//! a job in flight counts as provisionally solved in the direction it leans, so the next
-//! most-proving leaf the root selects (by the virtual numbers, with the 1+ε trick) is a
-//! different one. When every path is virtually solved the root waits for results. A leaf is
+//! a job in flight counts at twice its real numbers, as if already grown (see
+//! [`tree::in_flight`]), and takes no second job. The root selects the most-proving leaf by the
+//! virtual numbers, with the 1+ε trick, among the subtrees that still have a leaf free; when
+//! none has, it waits for results. A leaf is
 //! expanded into the tree, from the children's numbers its job returns, once its cumulative
 //! work passes the split threshold, or at once when the root last found no leaf for a free
 //! worker: its children are new leaves to select, so a tree of few leaves does not leave
@@ -17,7 +18,7 @@
 
 use super::dfpn::{Dfpn, Limits};
 use super::job::{Job, JobResult, JobTerms, WorkBudget};
-use super::numbers::{child_thresholds, select_child, Numbers, INFINITY};
+use super::numbers::{add, child_thresholds, select_child, Numbers, Selection, INFINITY};
 use super::workers::Workers;
 use super::{table_key, Question};
 use crate::db::campaign::{walk_kept_tree, KeptNode};
@@ -26,7 +27,7 @@ use crate::table::{Table, TableCounters};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-use tree::{provisional, Tree, NONE};
+use tree::{in_flight, Tree, NONE};
 
 mod keeper;
 mod tree;
@@ -338,15 +339,16 @@ fn report_merge(
     })
 }
 
-/// Walks down by the virtual numbers to the most-proving leaf, marks it in flight, and
-/// returns its job (on `terms`) and its id; `None` when every path is virtually solved.
+/// Walks down by the virtual numbers to the most-proving leaf that takes a job, marks it in
+/// flight, and returns its job (on `terms`) and its id; `None` when no leaf takes one (each is
+/// in flight or solved).
 fn select_job(
     tree: &mut Tree,
     root: &Root,
     config: &PnDfpnConfig,
     terms: JobTerms,
 ) -> Option<(Job, u32)> {
-    if tree.nodes[0].virt.is_solved() {
+    if !tree.takes_job(0) {
         return None;
     }
     let mut path_ids = vec![0u32];
@@ -357,23 +359,21 @@ fn select_job(
     };
     let mut id = 0u32;
     while tree.nodes[id as usize].first_child != NONE {
-        let children = tree.children(id);
-        let selection = select_child(children.len(), |i| tree.nodes[children[i] as usize].virt);
+        let (best, selection) = select_open_child(tree, id)?;
         thresholds = child_thresholds(thresholds, &selection, config.epsilon);
-        let best = children[selection.best];
         id = best;
         let square = tree.nodes[id as usize].square;
         path.push(square);
         path_ids.push(id);
     }
     let leaf = tree.nodes[id as usize];
-    if leaf.virt.is_solved() {
+    if !tree.takes_job(id) {
         return None;
     }
     // The thresholds must leave the leaf room to grow, whatever rounding did on the way down.
     thresholds.phi = thresholds.phi.max(leaf.real.phi.saturating_add(1));
     thresholds.delta = thresholds.delta.max(leaf.real.delta.saturating_add(1));
-    tree.nodes[id as usize].virt = provisional(leaf.real);
+    tree.nodes[id as usize].virt = in_flight(leaf.real);
     for &n in &path_ids {
         tree.nodes[n as usize].in_flight += 1;
     }
@@ -395,6 +395,26 @@ fn select_job(
         hand_over: terms.hand_over,
     };
     Some((job, id))
+}
+
+/// The most-proving of the children of `id` that take a job (by virtual numbers) and its
+/// selection among them, in which the other children count only by their φ (the sum that is
+/// `id`'s δ: a child in flight still adds to it); `None` if no child takes a job.
+fn select_open_child(tree: &Tree, id: u32) -> Option<(u32, Selection)> {
+    let (open, closed): (Vec<u32>, Vec<u32>) = tree
+        .children(id)
+        .into_iter()
+        .partition(|&child| tree.takes_job(child));
+    if open.is_empty() {
+        return None;
+    }
+    let mut selection = select_child(open.len(), |i| tree.nodes[open[i] as usize].virt);
+    for child in closed {
+        let phi = tree.nodes[child as usize].virt.phi;
+        selection.others_phi = add(selection.others_phi, phi);
+        selection.parent.delta = add(selection.parent.delta, phi);
+    }
+    Some((open[selection.best], selection))
 }
 
 /// Takes a job's result into the tree: the leaf's numbers, expansion past the split

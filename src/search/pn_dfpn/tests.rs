@@ -3,7 +3,7 @@
 use super::*;
 use crate::game::Player;
 use std::collections::VecDeque;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Line 67 of `positions/midgame.txt`: an O win that "does O win?" takes some 100,000 MID
 /// calls to prove.
@@ -70,11 +70,14 @@ fn search_with(slots: usize, table: &Table) -> PnDfpnRun {
 
 /// Workers that run one job at a time and hold the others back (as a transport holds a
 /// job for a busy worker) until nothing else is queued, and hand the held ones back on an
-/// abort.
+/// abort. They raise `stop` once they have returned `stop_after` results.
 struct HoldingWorkers<'a> {
     inline: InlineWorkers<'a>,
     held: VecDeque<Job>,
     withdrawn: usize,
+    received: usize,
+    stop_after: usize,
+    stop: &'a AtomicBool,
 }
 
 impl Workers for HoldingWorkers<'_> {
@@ -99,7 +102,12 @@ impl Workers for HoldingWorkers<'_> {
             let job = self.held.pop_front()?;
             self.inline.submit(job);
         }
-        self.inline.receive(timeout)
+        let result = self.inline.receive(timeout);
+        self.received += 1;
+        if self.received == self.stop_after {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        result
     }
     fn abort(&mut self) -> Vec<Job> {
         self.withdrawn += self.held.len();
@@ -129,17 +137,33 @@ fn jobs_handed_back_unrun_on_an_abort_leave_the_tree_searchable() {
         },
         held: VecDeque::new(),
         withdrawn: 0,
+        received: 0,
+        stop_after: 20,
+        stop: &stop,
     };
-    // O wins, so each question's root is solved (for X, to move: its goal fails) while
-    // jobs are still held: the search takes them back and returns, and the second question
-    // finds nothing left counted in flight.
+    let question = |attacker| RootQuestion {
+        root,
+        question: Question::wins(attacker),
+    };
+    // A stop after 20 results ends the first search while jobs are held: they come back
+    // unrun, and the search takes them out of its tree.
+    let run = search(
+        question(Player::O),
+        &config,
+        &table,
+        limits,
+        u64::MAX,
+        &mut workers,
+        None,
+    );
+    assert!(!run.numbers.is_solved());
+    assert!(workers.withdrawn > 0, "no job was ever handed back");
+    stop.store(false, Ordering::Relaxed);
+    // O wins: both questions then search to the end through the same workers, which hold
+    // nothing of the aborted round.
     for attacker in [Player::O, Player::X] {
-        let question = RootQuestion {
-            root,
-            question: Question::wins(attacker),
-        };
         let run = search(
-            question,
+            question(attacker),
             &config,
             &table,
             limits,
@@ -148,7 +172,6 @@ fn jobs_handed_back_unrun_on_an_abort_leave_the_tree_searchable() {
             None,
         );
         assert_eq!(run.numbers, Numbers::DISPROVED, "does {attacker:?} win?");
-        assert!(workers.withdrawn > 0, "no job was ever handed back");
     }
 }
 
@@ -183,4 +206,60 @@ fn an_expanded_root_is_stored_with_the_work_of_its_whole_tree() {
         stored.work,
         run.nodes
     );
+}
+
+#[test]
+fn a_leaf_in_flight_counts_as_grown_and_takes_no_second_job() {
+    let table = Table::new(1 << 20).unwrap();
+    let position: Position = POSITION.parse().unwrap();
+    let root = Root {
+        pos: &position,
+        question: Question::wins(Player::O),
+        table: &table,
+        keep_solved: false,
+    };
+    let config = PnDfpnConfig {
+        job_work: 1_000,
+        split_threshold: u64::MAX,
+        tree_bytes: 1 << 20,
+        epsilon: 0.25,
+        job_time: None,
+    };
+    let numbers = |phi, delta| Numbers { phi, delta };
+    // The root's children by their own side to move's numbers: the root prefers the smallest
+    // δ; the last child is won by its side to move, so it is no move for the root.
+    let mut tree = Tree::new(numbers(1, 1), 1 << 20);
+    tree.expand(
+        0,
+        &[
+            (0, numbers(4, 10)),
+            (1, numbers(3, 12)),
+            (2, numbers(5, 30)),
+            (3, Numbers::PROVED),
+        ],
+    );
+    tree.recompute(0);
+    let next =
+        |tree: &mut Tree| select_job(tree, &root, &config, JobTerms::default()).map(|(job, _)| job);
+
+    let first = next(&mut tree).unwrap();
+    assert_eq!(first.path, [0]);
+    // Its δ may grow to 1+ε times the next child's before another leaf is better.
+    assert_eq!(first.thresholds.delta, 15);
+    // In flight, the leaf counts at twice its numbers: its φ adds 8 to the root's δ, not 4.
+    assert_eq!(tree.nodes[0].real.delta, 4 + 3 + 5);
+    assert_eq!(tree.nodes[0].virt.delta, 8 + 3 + 5);
+
+    // The next jobs go to the other children that are open, best first; their thresholds
+    // are set by the open children alone.
+    let second = next(&mut tree).unwrap();
+    assert_eq!(second.path, [1]);
+    assert_eq!(second.thresholds.delta, 38);
+    assert_eq!(next(&mut tree).unwrap().path, [2]);
+    // Every leaf is in flight or solved: no job, until one comes back.
+    assert!(next(&mut tree).is_none());
+    assert!(!tree.takes_job(0));
+    withdraw(&mut tree, &second.path);
+    assert!(tree.takes_job(0));
+    assert_eq!(next(&mut tree).unwrap().path, [1]);
 }
