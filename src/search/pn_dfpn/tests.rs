@@ -40,19 +40,24 @@ impl Workers for InlineWorkers<'_> {
     }
 }
 
+/// The engine's tuning with `job_work` and `split_threshold`, ε = 0.25 and a 1 MiB tree.
+fn config(job_work: u64, split_threshold: u64) -> PnDfpnConfig {
+    PnDfpnConfig {
+        job_work,
+        split_threshold,
+        tree_bytes: 1 << 20,
+        epsilon: 0.25,
+        job_time: None,
+    }
+}
+
 /// 80,000 MID calls of "does O win?" at [`POSITION`] against `table`, with `slots` jobs in
 /// flight and a split threshold never reached.
 fn search_with(slots: usize, table: &Table) -> PnDfpnRun {
     let root: Position = POSITION.parse().unwrap();
     let stop = AtomicBool::new(false);
     let limits = Limits::stop_only(&stop);
-    let config = PnDfpnConfig {
-        job_work: 1_000,
-        split_threshold: u64::MAX,
-        tree_bytes: 1 << 20,
-        epsilon: 0.25,
-        job_time: None,
-    };
+    let config = config(1_000, u64::MAX);
     let mut workers = InlineWorkers {
         slots,
         table,
@@ -121,13 +126,7 @@ fn jobs_handed_back_unrun_on_an_abort_leave_the_tree_searchable() {
     let root: Position = POSITION.parse().unwrap();
     let stop = AtomicBool::new(false);
     let limits = Limits::stop_only(&stop);
-    let config = PnDfpnConfig {
-        job_work: 500,
-        split_threshold: 2_000,
-        tree_bytes: 1 << 20,
-        epsilon: 0.25,
-        job_time: None,
-    };
+    let config = config(500, 2_000);
     let mut workers = HoldingWorkers {
         inline: InlineWorkers {
             slots: 6,
@@ -141,37 +140,23 @@ fn jobs_handed_back_unrun_on_an_abort_leave_the_tree_searchable() {
         stop_after: 20,
         stop: &stop,
     };
-    let question = |attacker| RootQuestion {
-        root,
-        question: Question::wins(attacker),
+    let run = |attacker, workers: &mut HoldingWorkers| {
+        let question = RootQuestion {
+            root,
+            question: Question::wins(attacker),
+        };
+        search(question, &config, &table, limits, u64::MAX, workers, None).numbers
     };
     // A stop after 20 results ends the first search while jobs are held: they come back
     // unrun, and the search takes them out of its tree.
-    let run = search(
-        question(Player::O),
-        &config,
-        &table,
-        limits,
-        u64::MAX,
-        &mut workers,
-        None,
-    );
-    assert!(!run.numbers.is_solved());
+    assert!(!run(Player::O, &mut workers).is_solved());
     assert!(workers.withdrawn > 0, "no job was ever handed back");
     stop.store(false, Ordering::Relaxed);
     // O wins: both questions then search to the end through the same workers, which hold
     // nothing of the aborted round.
     for attacker in [Player::O, Player::X] {
-        let run = search(
-            question(attacker),
-            &config,
-            &table,
-            limits,
-            u64::MAX,
-            &mut workers,
-            None,
-        );
-        assert_eq!(run.numbers, Numbers::DISPROVED, "does {attacker:?} win?");
+        let numbers = run(attacker, &mut workers);
+        assert_eq!(numbers, Numbers::DISPROVED, "does {attacker:?} win?");
     }
 }
 
@@ -218,13 +203,7 @@ fn a_leaf_in_flight_counts_as_grown_and_takes_no_second_job() {
         table: &table,
         keep_solved: false,
     };
-    let config = PnDfpnConfig {
-        job_work: 1_000,
-        split_threshold: u64::MAX,
-        tree_bytes: 1 << 20,
-        epsilon: 0.25,
-        job_time: None,
-    };
+    let config = config(1_000, u64::MAX);
     let numbers = |phi, delta| Numbers { phi, delta };
     // The root's children by their own side to move's numbers: the root prefers the smallest
     // δ; the last child is won by its side to move, so it is no move for the root.
