@@ -18,7 +18,7 @@
 
 use super::dfpn::{Dfpn, Limits};
 use super::job::{Job, JobResult, JobTerms, WorkBudget};
-use super::numbers::{add, child_thresholds, select_child, Numbers, Selection, INFINITY};
+use super::numbers::{child_thresholds, select_child, Numbers, Selection, INFINITY};
 use super::workers::Workers;
 use super::{table_key, Question};
 use crate::db::campaign::{walk_kept_tree, KeptNode};
@@ -366,10 +366,8 @@ fn select_job(
         path.push(square);
         path_ids.push(id);
     }
+    // Only open children were entered, so the leaf takes a job.
     let leaf = tree.nodes[id as usize];
-    if !tree.takes_job(id) {
-        return None;
-    }
     // The thresholds must leave the leaf room to grow, whatever rounding did on the way down.
     thresholds.phi = thresholds.phi.max(leaf.real.phi.saturating_add(1));
     thresholds.delta = thresholds.delta.max(leaf.real.delta.saturating_add(1));
@@ -398,23 +396,25 @@ fn select_job(
 }
 
 /// The most-proving of the children of `id` that take a job (by virtual numbers) and its
-/// selection among them, in which the other children count only by their φ (the sum that is
-/// `id`'s δ: a child in flight still adds to it); `None` if no child takes a job.
+/// selection among them; `None` if no child takes a job. A child that takes none counts as
+/// unselectable (δ = ∞, so it is neither best nor second best) but still adds its φ to the
+/// others' sum, which is `id`'s δ: a child in flight is still a move the opponent must
+/// answer. An open child's δ is finite (only solved numbers are infinite).
 fn select_open_child(tree: &Tree, id: u32) -> Option<(u32, Selection)> {
-    let (open, closed): (Vec<u32>, Vec<u32>) = tree
-        .children(id)
-        .into_iter()
-        .partition(|&child| tree.takes_job(child));
-    if open.is_empty() {
-        return None;
-    }
-    let mut selection = select_child(open.len(), |i| tree.nodes[open[i] as usize].virt);
-    for child in closed {
-        let phi = tree.nodes[child as usize].virt.phi;
-        selection.others_phi = add(selection.others_phi, phi);
-        selection.parent.delta = add(selection.parent.delta, phi);
-    }
-    Some((open[selection.best], selection))
+    let children = tree.children(id);
+    let selection = select_child(children.len(), |i| {
+        let numbers = tree.nodes[children[i] as usize].virt;
+        if tree.takes_job(children[i]) {
+            numbers
+        } else {
+            Numbers {
+                phi: numbers.phi,
+                delta: INFINITY,
+            }
+        }
+    });
+    let best = children[selection.best];
+    tree.takes_job(best).then_some((best, selection))
 }
 
 /// Takes a job's result into the tree: the leaf's numbers, expansion past the split
