@@ -106,10 +106,13 @@ impl SolveOptions {
     }
 }
 
-/// Default MID calls per PN-DFPN job (tens of milliseconds of work).
-pub const DEFAULT_JOB_WORK: u64 = 20_000;
-/// Default work after which a PN-DFPN leaf is expanded.
-pub const DEFAULT_SPLIT_THRESHOLD: u64 = 40_000;
+/// Default MID calls per PN-DFPN job (about ten milliseconds of work). Smaller jobs and an
+/// earlier split let the root choose among more leaves of a deeper tree, so many threads
+/// search fewer nodes; the measures behind these values are in BENCHMARKS.md ("Scaling", job
+/// size).
+pub const DEFAULT_JOB_WORK: u64 = 10_000;
+/// Default work after which a PN-DFPN leaf is expanded (see [`DEFAULT_JOB_WORK`]).
+pub const DEFAULT_SPLIT_THRESHOLD: u64 = 20_000;
 /// Default PN-DFPN tree memory.
 pub const DEFAULT_TREE_BYTES: u64 = 256 << 20;
 
