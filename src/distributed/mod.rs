@@ -54,10 +54,12 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 mod buffer;
+mod open_mpi;
 mod rank;
 mod root;
 
 pub use buffer::{attach_send_buffer, send_buffer_bytes, SendBuffer};
+pub use open_mpi::ask_for_large_eager_messages;
 pub use rank::{cpu_shortfall_warning, serve};
 pub use root::MpiWorkers;
 

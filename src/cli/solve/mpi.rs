@@ -8,7 +8,8 @@ use crate::cli::args::{AssignmentArg, PlayerArg, SearchArgs, SolveArgs};
 use crate::cli::{interrupt, EXIT_OK};
 use crate::db::Source;
 use crate::distributed::{
-    attach_send_buffer, cpu_shortfall_warning, serve, Assignment, MpiWorkers, RankReport,
+    ask_for_large_eager_messages, attach_send_buffer, cpu_shortfall_warning, serve, Assignment,
+    MpiWorkers, RankReport,
 };
 use crate::search::{Engine, SolveOptions};
 use crate::services::Solver;
@@ -87,6 +88,7 @@ pub fn with_mpi_ranks<R>(
     assignment: AssignmentArg,
     root: impl FnOnce(&SolveOptions, &Table, &mut MpiWorkers) -> anyhow::Result<R>,
 ) -> anyhow::Result<Option<(R, Vec<RankReport>)>> {
+    ask_for_large_eager_messages();
     let (mut universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
         .ok_or_else(|| anyhow::anyhow!("MPI was initialised already"))?;
     let world = universe.world();
