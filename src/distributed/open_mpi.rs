@@ -6,9 +6,9 @@
 //! subtree's snapshot, or a job with what other ranks solved, is often larger. Rank 0 looks at
 //! its messages every [`super::IDLE`], and a worker rank's main thread searches between its
 //! looks, so each rendezvous waits for both in turn, and the rank's other threads wait for
-//! their next jobs meanwhile: ranks of four threads were busy 59 % of the time with the default
-//! limit and 93 % with 64 KiB (BENCHMARKS.md, "Scaling"). Between machines Open MPI's TCP eager
-//! limit is 64 KiB already.
+//! their next jobs meanwhile: with the default limit, ranks of four threads on one machine left
+//! their workers idle much of the time, and with 64 KiB hardly at all (BENCHMARKS.md,
+//! "Scaling"). Between machines Open MPI's TCP eager limit is 64 KiB already.
 
 /// The shared-memory eager limit this program asks for, in bytes.
 const SHARED_MEMORY_EAGER_LIMIT: usize = 64 * 1024;
