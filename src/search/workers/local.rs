@@ -21,16 +21,7 @@ struct LocalWorkers<'a> {
 
 impl Workers for LocalWorkers<'_> {
     fn slots(&self) -> usize {
-        // One job waits in the channel beyond one per thread, so that a thread that finishes
-        // a job takes the next at once instead of idling while the root thread merges the
-        // result and selects another leaf (BENCHMARKS.md, "Two threads"). A single thread gets
-        // no queue: with one job in flight at a time the root's merges never race the job,
-        // which keeps the one-worker search deterministic.
-        if self.threads > 1 {
-            self.threads + 1
-        } else {
-            self.threads
-        }
+        queued_jobs(self.threads) + self.threads
     }
 
     fn threads(&self) -> usize {
@@ -55,6 +46,21 @@ impl Workers for LocalWorkers<'_> {
         self.abort.store(true, std::sync::atomic::Ordering::Relaxed);
         // Every job submitted is in the channel or running: all come back.
         Vec::new()
+    }
+}
+
+/// How many jobs wait in the channel beyond one per thread, so that a thread that finishes a
+/// job takes the next at once instead of idling while the root thread merges results and
+/// selects leaves (BENCHMARKS.md, "Two threads"). One per four threads: the more threads, the
+/// more of them finish while the root handles one result, and a job in the queue costs no
+/// search of its own (BENCHMARKS.md, "On 16 real cores, again"). A single thread gets no
+/// queue: with one job in flight at a time the root's merges never race the job, which keeps
+/// the one-worker search deterministic.
+fn queued_jobs(threads: usize) -> usize {
+    if threads > 1 {
+        (threads / 4).max(1)
+    } else {
+        0
     }
 }
 
@@ -101,4 +107,15 @@ pub fn with_local_workers<R>(
         // finish and the scope ends.
         f(&mut workers)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lone_thread_gets_no_queue_and_more_threads_one_job_queued_per_four() {
+        let queued: Vec<usize> = [1, 2, 3, 4, 7, 8, 16, 64].map(queued_jobs).to_vec();
+        assert_eq!(queued, vec![0, 1, 1, 1, 1, 2, 4, 16]);
+    }
 }
