@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 /// The most subtrees whose last snapshot rank 0 keeps: at [`HANDED_OVER_ENTRIES`] entries of
-/// 24 bytes each, a few MiB.
+/// 24 bytes each, 24 MiB at most.
 const MAX_SNAPSHOTS: usize = 4_096;
 
 /// Rank 0's side: [`Workers`] whose jobs run on the other ranks.
