@@ -2,7 +2,7 @@
 //! waits for room.
 
 use super::{
-    BSEND_OVERHEAD_BYTES, BUFFERED_MESSAGE_BYTES, MAX_SEND_BUFFER_BYTES, QUEUE_DEPTH, TAG,
+    jobs_per_rank, BSEND_OVERHEAD_BYTES, BUFFERED_MESSAGE_BYTES, MAX_SEND_BUFFER_BYTES, TAG,
 };
 use mpi::environment::Universe;
 use mpi::topology::Process;
@@ -19,19 +19,19 @@ pub struct SendBuffer {
 ///
 /// Why it suffices: a buffered message holds its space from its send until the sender sees it
 /// delivered, in one of its later MPI calls. Rank 0 sends a worker rank a job only while fewer
-/// than `threads` × [`QUEUE_DEPTH`] of its jobs are in flight, and a job stays in flight until
-/// its result is taken in, which the rank sends only after receiving the job; a worker rank
-/// has no more results out than jobs in flight. So at most `threads` × [`QUEUE_DEPTH`]
-/// messages per destination are undelivered, and the buffer holds twice that many (each of at
-/// most [`BUFFERED_MESSAGE_BYTES`] and [`BSEND_OVERHEAD_BYTES`]), for messages delivered but
-/// not yet seen to be.
+/// than [`jobs_per_rank`] of its jobs are in flight, and a job stays in flight until its result
+/// is taken in, which the rank sends only after receiving the job; a worker rank has no more
+/// results out than jobs in flight. So at most [`jobs_per_rank`] messages per destination are
+/// undelivered, and the buffer holds twice that many (each of at most
+/// [`BUFFERED_MESSAGE_BYTES`] and [`BSEND_OVERHEAD_BYTES`]), for messages delivered but not yet
+/// seen to be.
 pub fn send_buffer_bytes(rank: usize, ranks: usize, threads: usize) -> Option<usize> {
     let destinations = if rank == 0 {
         ranks.saturating_sub(1)
     } else {
         1
     };
-    let messages = destinations * 2 * threads.max(1) * QUEUE_DEPTH;
+    let messages = destinations * 2 * jobs_per_rank(threads);
     let bytes = messages.checked_mul(BUFFERED_MESSAGE_BYTES + BSEND_OVERHEAD_BYTES)?;
     (bytes <= MAX_SEND_BUFFER_BYTES).then_some(bytes)
 }

@@ -14,9 +14,9 @@
 //! leaf's nearest ancestor that had one, since that rank's table holds the subtree; when that
 //! rank is full the job waits at rank 0 for it within bounds, and past them the least busy rank
 //! takes the job (and owns the leaf from then on); see
-//! [`Placement`](crate::search::workers::placement::Placement). Each rank holds
-//! [`QUEUE_DEPTH`] jobs per thread, so that a thread finds its next job waiting when it
-//! finishes one instead of idling through the message round trip.
+//! [`Placement`](crate::search::workers::placement::Placement). Each rank holds a job per
+//! thread and some more ([`jobs_per_rank`]), so that a thread finds its next job waiting when
+//! it finishes one instead of idling through the message round trip.
 //!
 //! An MPI solve searches more nodes than one process with a shared table: mostly because the
 //! worker ranks' tables are separate (what one learns of the positions both subtrees reach,
@@ -64,17 +64,22 @@ pub use rank::{cpu_shortfall_warning, serve};
 pub use root::MpiWorkers;
 
 use crate::search::dfpn::TableEntry;
+use crate::search::workers::spare_jobs;
 use crate::search::Job;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// The MPI tag of every message of the protocol.
 const TAG: i32 = 7;
-/// Jobs in flight per worker thread: a rank holds the next job while it runs one, so the
-/// message round trip does not leave its threads idle. Every job in flight steers the next
-/// selection away from its leaf, so more jobs ahead cost nodes; two per thread measured best
-/// (BENCHMARKS.md, MPI).
-const QUEUE_DEPTH: usize = 2;
+/// The most jobs in flight at a worker rank of `threads` threads: one per thread and
+/// [`spare_jobs`] more, so that the message round trip does not leave its threads idle (a
+/// one-thread rank holds the next job while it runs one). Every job in flight steers the next
+/// selection away from its leaf, so more jobs ahead cost nodes: two per thread, the rule
+/// before, searched about 1.1× the nodes at 4 ranks of 4 threads (BENCHMARKS.md, "Scaling").
+fn jobs_per_rank(threads: usize) -> usize {
+    let threads = threads.max(1);
+    threads + spare_jobs(threads)
+}
 /// How long rank 0's main thread sleeps when it has nothing to do. Shorter sleeps and shorter
 /// scheduler slices measured within the noise (BENCHMARKS.md, MPI).
 const IDLE: Duration = Duration::from_micros(200);
@@ -273,10 +278,12 @@ mod tests {
     #[test]
     fn the_send_buffer_holds_twice_the_jobs_in_flight_per_destination() {
         let slot = BUFFERED_MESSAGE_BYTES + BSEND_OVERHEAD_BYTES;
-        // Rank 0 of `-np 3 --threads 1`: two worker ranks, QUEUE_DEPTH jobs each.
-        assert_eq!(send_buffer_bytes(0, 3, 1), Some(2 * 2 * QUEUE_DEPTH * slot));
-        // A worker rank sends to rank 0 alone.
-        assert_eq!(send_buffer_bytes(2, 3, 4), Some(2 * 4 * QUEUE_DEPTH * slot));
+        // Rank 0 of `-np 3 --threads 1`: two worker ranks of two jobs each (one running, one
+        // waiting).
+        assert_eq!(send_buffer_bytes(0, 3, 1), Some(2 * 2 * 2 * slot));
+        // A worker rank sends to rank 0 alone: four threads hold five jobs.
+        assert_eq!(send_buffer_bytes(2, 3, 4), Some(2 * 5 * slot));
+        assert_eq!(send_buffer_bytes(1, 2, 16), Some(2 * 20 * slot));
         // Beyond what MPI can attach, no buffer.
         assert_eq!(send_buffer_bytes(0, 100_000, 64), None);
     }

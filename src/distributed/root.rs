@@ -1,8 +1,8 @@
 //! Rank 0's side: the transport whose jobs run on the other ranks.
 
 use super::{
-    encode, Assignment, RankReport, SendBuffer, ToWorker, IDLE, LEARNED_PER_JOB,
-    MAX_UNSENT_LEARNED, MIN_JOB_WORK, QUEUE_DEPTH, TAG,
+    encode, jobs_per_rank, Assignment, RankReport, SendBuffer, ToWorker, IDLE, LEARNED_PER_JOB,
+    MAX_UNSENT_LEARNED, MIN_JOB_WORK, TAG,
 };
 use crate::search::dfpn::TableEntry;
 use crate::search::handover::{Snapshots, HANDED_OVER_ENTRIES};
@@ -56,7 +56,7 @@ impl<'a> MpiWorkers<'a> {
             assignment,
             placement: Placement::new(
                 ranks,
-                threads_per_rank.max(1) * QUEUE_DEPTH,
+                jobs_per_rank(threads_per_rank),
                 assignment == Assignment::Locality,
             ),
             figures: (1..=ranks)
@@ -183,7 +183,7 @@ impl Drop for MpiWorkers<'_> {
 
 impl Workers for MpiWorkers<'_> {
     fn slots(&self) -> usize {
-        self.threads() * QUEUE_DEPTH + self.placement.hold_slots()
+        self.figures.len() * jobs_per_rank(self.threads_per_rank) + self.placement.hold_slots()
     }
 
     fn threads(&self) -> usize {

@@ -1,7 +1,7 @@
 //! The default transport: worker threads in this process, all searching against the solve's
 //! own table, fed over channels.
 
-use super::{receive_from_threads, spawn_worker, start_round, Workers};
+use super::{receive_from_threads, spare_jobs, spawn_worker, start_round, Workers};
 use crate::search::dfpn::{Limits, LiveStats};
 use crate::search::job::{Job, JobResult, JobTerms};
 use crate::table::Table;
@@ -49,16 +49,12 @@ impl Workers for LocalWorkers<'_> {
     }
 }
 
-/// How many jobs wait in the channel beyond one per thread, so that a thread that finishes a
-/// job takes the next at once instead of idling while the root thread merges results and
-/// selects leaves (BENCHMARKS.md, "Two threads"). One per four threads: the more threads, the
-/// more of them finish while the root handles one result, and a job in the queue costs no
-/// search of its own (BENCHMARKS.md, "On 16 real cores, again"). A single thread gets no
-/// queue: with one job in flight at a time the root's merges never race the job, which keeps
-/// the one-worker search deterministic.
+/// How many jobs wait in the channel beyond one per thread: [`spare_jobs`], except for a single
+/// thread, which gets no queue: with one job in flight at a time the root's merges never race
+/// the job, which keeps the one-worker search deterministic.
 fn queued_jobs(threads: usize) -> usize {
     if threads > 1 {
-        (threads / 4).max(1)
+        spare_jobs(threads)
     } else {
         0
     }

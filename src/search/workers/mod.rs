@@ -38,6 +38,18 @@ pub trait Workers {
     fn abort(&mut self) -> Vec<Job>;
 }
 
+/// The jobs a group of `threads` worker threads (one process's, or one MPI rank's) holds beyond
+/// one per thread, so that a thread that finishes a job takes the next at once instead of
+/// idling while its result reaches the root and the root selects a new leaf. One per four
+/// threads, and at least one: the more threads, the more of them finish within one such round
+/// trip. No more, because every job in flight steers the root's next selection away from its
+/// leaf, so jobs held ahead send the workers to worse leaves: over MPI, two jobs per thread
+/// searched about 1.1× the nodes of this rule at 4 ranks of 4 threads, and in one process a
+/// queued job per four threads kept 16 real cores 97.6 % busy (BENCHMARKS.md, "Scaling").
+pub fn spare_jobs(threads: usize) -> usize {
+    (threads / 4).max(1)
+}
+
 /// A worker thread's loop: runs every job from `jobs` against `table` within `limits` and
 /// hands its result to `deliver`, until the jobs end or `deliver` returns false (nobody takes
 /// results any more).
