@@ -75,7 +75,7 @@ const TAG: i32 = 7;
 /// [`spare_jobs`] more, so that the message round trip does not leave its threads idle (a
 /// one-thread rank holds the next job while it runs one). Every job in flight steers the next
 /// selection away from its leaf, so more jobs ahead cost nodes: two per thread, the rule
-/// before, searched about 1.1× the nodes at 4 ranks of 4 threads (BENCHMARKS.md, "Scaling").
+/// before, searched more at ranks of four threads (BENCHMARKS.md, "Scaling").
 fn jobs_per_rank(threads: usize) -> usize {
     let threads = threads.max(1);
     threads + spare_jobs(threads)

@@ -20,10 +20,10 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 /// The most entries handed over with one moved job: the positions below its leaf that the old
 /// table searched most. More carry more of the old worker's knowledge, but over MPI every
 /// result carries this many (a snapshot, in case the subtree's next job moves): the walk
-/// costs the worker time, and a message past Open MPI's eager limit (64 KiB, which the ranks
-/// ask for; see `crate::distributed`) waits for both ranks to make progress. 256 entries,
-/// about 11 KiB of JSON, saved 3–4 % of MPI's nodes against 64; 1,024 saved 7–9 % but took
-/// as long or longer. BENCHMARKS.md ("Scaling") has the measures.
+/// costs the worker time, rank 0 reads every snapshot, and a message past Open MPI's eager
+/// limit (64 KiB, which the ranks ask for; see `crate::distributed`) waits for both ranks to
+/// make progress. 256 entries, about 11 KiB of JSON, saved nodes against 64 at no cost seen;
+/// 1,024 saved a few more nodes but no time (BENCHMARKS.md, "Scaling").
 pub const HANDED_OVER_ENTRIES: usize = 256;
 
 /// Unsolved entries with less work than this are handed over but not walked below: their

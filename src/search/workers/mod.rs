@@ -43,9 +43,9 @@ pub trait Workers {
 /// idling while its result reaches the root and the root selects a new leaf. One per four
 /// threads, and at least one: the more threads, the more of them finish within one such round
 /// trip. No more, because every job in flight steers the root's next selection away from its
-/// leaf, so jobs held ahead send the workers to worse leaves: over MPI, two jobs per thread
-/// searched about 1.1× the nodes of this rule at 4 ranks of 4 threads, and in one process a
-/// queued job per four threads kept 16 real cores 97.6 % busy (BENCHMARKS.md, "Scaling").
+/// leaf, so jobs held ahead send the workers to worse leaves. Measured against one spare and
+/// against two jobs per thread, in one process on 16 real cores and over MPI
+/// (BENCHMARKS.md, "Scaling").
 pub fn spare_jobs(threads: usize) -> usize {
     (threads / 4).max(1)
 }
