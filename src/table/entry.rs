@@ -9,9 +9,13 @@
 //! Readers never lock: they read `meta`, the numbers, and `meta` again, and retry if a write
 //! was in progress or happened in between (a sequence lock). Writers take the lock bit with a
 //! compare-and-swap, spin briefly when it is taken, then park through `parking_lot_core`.
+//! Parking is a process's own: a writer in another process that maps the same table (see
+//! `shared.rs`) releases the entry without waking a parked thread here, so a parked writer
+//! also wakes by itself after [`PARK_TIMEOUT`] and looks again.
 
 use super::{BUCKET_BYTES, ENTRIES_PER_BUCKET, MAX_INDEX_BITS};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 pub(super) const LOCKED: u64 = 1;
 pub(super) const PARKED: u64 = 2;
@@ -28,6 +32,10 @@ const _: () = assert!(MAX_INDEX_BITS >= 64 - TAG_BITS);
 pub(super) const SOLVED_BONUS_LOG: u64 = 64;
 /// Spins before a writer parks.
 const SPIN_LIMIT: u32 = 64;
+/// The longest a parked writer sleeps before it looks at the entry again, when nobody wakes
+/// it (see the module documentation). Writes hold an entry for a few instructions, so a
+/// writer only parks when the holder was descheduled, and then waits for its time slice.
+pub(super) const PARK_TIMEOUT: Duration = Duration::from_millis(1);
 
 /// One entry: two atomic words (see the module documentation).
 #[repr(C)]
@@ -142,7 +150,7 @@ impl Entry {
                     || {},
                     |_, _| {},
                     parking_lot_core::DEFAULT_PARK_TOKEN,
-                    None,
+                    Some(Instant::now() + PARK_TIMEOUT),
                 );
             }
             spins = 0;

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// (the call is not supported there) keeps the file sparse, as before, and so does a system
 /// without the call.
 #[cfg(target_os = "linux")]
-fn reserve(file: &File, size: u64) -> std::io::Result<()> {
+pub(super) fn reserve(file: &File, size: u64) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
     let Ok(length) = libc::off_t::try_from(size) else {
         return Err(std::io::Error::from_raw_os_error(libc::EFBIG));
@@ -32,7 +32,7 @@ fn reserve(file: &File, size: u64) -> std::io::Result<()> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn reserve(_file: &File, _size: u64) -> std::io::Result<()> {
+pub(super) fn reserve(_file: &File, _size: u64) -> std::io::Result<()> {
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 //!
 //! Layout: a power-of-two number of 64-byte buckets (one cache line each), four 16-byte
 //! entries per bucket; how an entry is read and written concurrently is in `entry.rs`, table
-//! files in `file.rs`. Searchers read and write through a [`TableWriter`], which counts their
+//! files in `file.rs`, tables the processes of one machine share in `shared.rs`. Searchers read and write through a [`TableWriter`], which counts their
 //! traffic and reports the slots they filled, which drive growth.
 //!
 //! Growth: an anonymous table starts by using only its first [`INITIAL_ACTIVE_BYTES`] and
@@ -24,6 +24,7 @@ mod entry;
 mod error;
 mod file;
 pub mod numbers;
+mod shared;
 mod snapshot;
 
 pub use error::TableError;

@@ -188,3 +188,95 @@ fn a_fresh_table_file_has_its_space_reserved() {
     drop(table);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// What one process stores in a shared table, another finds: two mappings of one file (as two
+/// processes have) are one table, and the file can go once both are mapped.
+#[test]
+fn two_mappings_of_a_shared_table_are_one_table() {
+    let dir = std::env::temp_dir().join(format!("uttt-table-shared-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("shared");
+    let first = Table::create_shared(&path, 1 << 20).unwrap();
+    assert!(
+        matches!(
+            Table::create_shared(&path, 1 << 20),
+            Err(TableError::Io {
+                action: "create",
+                ..
+            })
+        ),
+        "an existing file is never taken over"
+    );
+    let second = Table::open_shared(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(first.bytes(), 1 << 20);
+    assert_eq!(second.bytes(), 1 << 20);
+    // Every bucket is in use from the start: no process could tell the others it grew.
+    assert_eq!(first.active_bytes(), first.bytes());
+    let mut c = TableCounters::default();
+    let key = |i: u64| crate::game::tables::splitmix64(i).0;
+    for i in 0..1000 {
+        first.store(
+            key(i),
+            Numbers {
+                phi: 3,
+                delta: i as u32 + 1,
+            },
+            8,
+            &mut c,
+        );
+    }
+    for i in 0..1000 {
+        let found = second
+            .lookup(key(i), &mut c)
+            .expect("stored through the other mapping");
+        assert_eq!(found.numbers.delta, i as u32 + 1);
+    }
+    second.store(key(0), Numbers::PROVED, 1 << 20, &mut c);
+    assert_eq!(
+        first.lookup(key(0), &mut c).unwrap().numbers,
+        Numbers::PROVED
+    );
+    // Nothing is written back anywhere: the table has no file of its own.
+    assert_eq!(first.file(), None);
+    drop((first, second));
+    // A file that is not a whole power of two of buckets is refused, by name.
+    std::fs::write(&path, vec![0u8; 1000 * BUCKET_BYTES]).unwrap();
+    let error = Table::open_shared(&path).err().expect("1000 buckets");
+    assert!(
+        error.to_string().contains("is not a shared table"),
+        "{error}"
+    );
+    assert!(matches!(
+        Table::open_shared(&dir.join("missing")),
+        Err(TableError::Io { action: "open", .. })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A writer that finds an entry held, and nobody to wake it (the holder is another process,
+/// whose release cannot unpark a thread here), takes the entry once it is free.
+#[test]
+fn a_writer_parked_on_an_entry_released_without_a_wake_up_goes_on() {
+    let entry: &'static entry::Entry = Box::leak(Box::new(entry::Entry {
+        meta: AtomicU64::new(entry::LOCKED),
+        numbers: AtomicU64::new(0),
+    }));
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        entry.write(1 << WORK_SHIFT, 42);
+        done_tx.send(()).unwrap();
+    });
+    // Long enough for the writer to spin out and park.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert!(done_rx.try_recv().is_err(), "the entry was held");
+    // Another process's release: the lock bit goes, and no thread here is unparked.
+    entry.meta.store(0, Ordering::Release);
+    assert!(
+        done_rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .is_ok(),
+        "the parked writer never took the entry"
+    );
+    assert_eq!(entry.numbers.load(Ordering::Relaxed), 42);
+}
