@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The cost of the MPI message layer: every position of a file (default positions/midgame.txt)
 # solved by one process with 2 threads, by one process whose 2 threads each search against a
-# table of their own (`--private-tables`, as the worker ranks do: what separate tables cost
-# without messages), by `mpirun -np 3` (rank 0 + 2 worker ranks of 1 thread) with locality
-# assignment, and the same with round-robin assignment, interleaved per position; 256 MiB
+# table of their own (`--private-tables`, as worker ranks on separate machines do: what
+# separate tables cost without messages), by `mpirun -np 3` (rank 0 + 2 worker ranks of 1
+# thread) with a table per rank (`--table-per-rank`) and locality assignment, the same with
+# round-robin assignment, and the same ranks sharing one table (the default on one machine),
+# interleaved per position; 256 MiB
 # tables, a time limit per solve (default 10s). With `--baseline PATH` (an earlier build with
 # `--features mpi`) its MPI with locality runs in the same loop, so a change to the message
 # layer is compared in one run. With `--one-worker-rank`, also `mpirun -np 2 --bind-to none`
@@ -40,7 +42,7 @@ cargo build --release --features mpi --quiet
 uttt=./target/release/uttt
 common=(--json --quiet --table-mem 256M --time-limit "$limit")
 mpi=(mpirun --allow-run-as-root --oversubscribe -np 3 "$uttt")
-columns=("1 process" "private tables" "mpi locality" "mpi round-robin")
+columns=("1 process" "private tables" "mpi locality" "mpi round-robin" "mpi one table")
 if [ -n "$one_worker_rank" ]; then columns+=("mpi 1 rank x 2"); fi
 if [ -n "$baseline" ]; then columns+=("baseline mpi"); fi
 for _ in $(seq "$rounds"); do grep -v '^#' "$file" | awk 'NF {print $1}' | cat -n; done |
@@ -48,8 +50,9 @@ while read -r number position; do
   row=("$number")
   row+=("$("$uttt" solve "$position" --threads 2 "${common[@]}" </dev/null || true)")
   row+=("$("$uttt" solve "$position" --threads 2 --private-tables "${common[@]}" </dev/null || true)")
+  row+=("$("${mpi[@]}" solve "$position" --mpi --threads 1 --table-per-rank "${common[@]}" </dev/null || true)")
+  row+=("$("${mpi[@]}" solve "$position" --mpi --threads 1 --table-per-rank --mpi-assignment round-robin "${common[@]}" </dev/null || true)")
   row+=("$("${mpi[@]}" solve "$position" --mpi --threads 1 "${common[@]}" </dev/null || true)")
-  row+=("$("${mpi[@]}" solve "$position" --mpi --threads 1 --mpi-assignment round-robin "${common[@]}" </dev/null || true)")
   if [ -n "$one_worker_rank" ]; then
     row+=("$(mpirun --allow-run-as-root --bind-to none -np 2 "$uttt" solve "$position" --mpi --threads 2 "${common[@]}" </dev/null || true)")
   fi

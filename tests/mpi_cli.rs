@@ -54,14 +54,28 @@ fn solve_with_threads(
 fn three_ranks_give_the_reference_values() {
     let rows = common::data_rows("late-positions.tsv");
     let small_jobs = ["--job-work", "50", "--split-threshold", "30"];
-    // Worker ranks of one thread, then of two.
+    // Worker ranks of one thread, then of two; every other position with a table per rank
+    // instead of the machine's shared one.
     for (threads, rows) in [(1, &rows[..16]), (2, &rows[16..24])] {
-        for row in rows {
-            let (code, json) = solve_with_threads(3, threads, &row[0], &small_jobs);
+        for (i, row) in rows.iter().enumerate() {
+            let mut args = small_jobs.to_vec();
+            if i % 2 == 1 {
+                args.push("--table-per-rank");
+            }
+            let (code, json) = solve_with_threads(3, threads, &row[0], &args);
             assert_eq!(code, 0, "{json}");
-            assert_eq!(json["result"], row[1].as_str(), "{}", row[0]);
+            assert_eq!(json["result"], row[1].as_str(), "{} {args:?}", row[0]);
         }
     }
+}
+
+/// The rank whose table each worker rank of a solve's JSON searched against.
+fn table_ranks(json: &Value) -> Vec<u64> {
+    let ranks = json["ranks"].as_array().unwrap();
+    ranks
+        .iter()
+        .map(|r| r["table_rank"].as_u64().unwrap())
+        .collect()
 }
 
 /// Asserts that every worker rank of a solve's JSON finished jobs.
@@ -101,25 +115,41 @@ fn hundreds_of_jobs_over_two_worker_ranks_give_the_same_answer_as_one_process() 
     assert_eq!(json["ranks"].as_array().unwrap().len(), 2);
     assert_every_rank_ran_jobs(&json);
     moved_jobs(&json);
-    // The answer does not depend on the number of ranks or on how jobs are assigned.
-    // Six ranks: five worker ranks, among which jobs wait at rank 0 for a busy rank's table.
-    for (ranks, extra) in [(2, None), (4, None), (6, None), (3, Some("round-robin"))] {
+    // The answer does not depend on the number of ranks, on how jobs are assigned or on
+    // whether the ranks share a table. Six ranks: five worker ranks, among which, each with a
+    // table of its own, jobs wait at rank 0 for a busy rank's table.
+    let configurations = [(2, None), (4, None), (6, None), (3, Some("round-robin"))];
+    for ((ranks, extra), per_rank) in configurations
+        .into_iter()
+        .flat_map(|c| [(c, false), (c, true)])
+    {
         let mut args = small_jobs.to_vec();
         if let Some(assignment) = extra {
             args.extend(["--mpi-assignment", assignment]);
+        }
+        if per_rank {
+            args.push("--table-per-rank");
         }
         let (code, json) = solve(ranks, MEDIUM, &args);
         assert_eq!(
             (code, json["result"].as_str()),
             (0, Some("X")),
-            "{ranks} {extra:?}"
+            "{ranks} {args:?}"
         );
         let moved = moved_jobs(&json);
+        let workers = 1..ranks as u64;
+        if per_rank {
+            assert_eq!(table_ranks(&json), workers.collect::<Vec<_>>(), "{json}");
+        } else {
+            // All on this machine: one table, made by the first worker rank.
+            assert_eq!(table_ranks(&json), workers.map(|_| 1).collect::<Vec<_>>());
+            assert_eq!(moved, 0, "one table: nothing to move a job from; {json}");
+        }
         if ranks == 2 {
             // One worker rank: no other table to move a job from.
             assert_eq!(moved, 0, "{json}");
         }
-        if extra.is_some() {
+        if extra.is_some() && per_rank {
             // Taking turns over hundreds of jobs, the next job below a leaf goes to the
             // other rank about every other time.
             assert!(moved > 0, "{json}");
@@ -223,6 +253,38 @@ fn a_rank_killed_mid_solve_ends_the_run_with_an_error_and_no_answer() {
     assert!(!stderr.is_empty(), "an error is reported");
 }
 
+/// A table that does not fit in memory fails the run with an error that says so, whether
+/// the machine's ranks would share it or each would keep one, and no rank is left waiting.
+#[test]
+fn a_table_larger_than_memory_ends_an_mpi_run_with_an_error() {
+    for tables in [None, Some("--table-per-rank")] {
+        let mut child = mpirun(3)
+            .args(["solve", MEDIUM, "--mpi", "--json", "--table-mem", "1000T"])
+            .args(tables)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mpirun runs");
+        let started = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > Duration::from_secs(60) {
+                let _ = child.kill();
+                panic!("{tables:?}: the run went on for 60 s");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(!out.status.success(), "{tables:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!stdout.contains("\"result\""), "{tables:?}: {stdout}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("(--table-mem) does not fit in the"),
+            "{tables:?}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn options_that_need_one_process_are_refused_with_mpi() {
     for extra in ["--verify", "--table-file=run.tt", "--certificate=p.cert"] {
@@ -234,6 +296,14 @@ fn options_that_need_one_process_are_refused_with_mpi() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("cannot be used with"), "{extra}: {stderr}");
     }
+    // And the other way: an MPI option without --mpi.
+    let out = Command::new(env!("CARGO_BIN_EXE_uttt"))
+        .args(["solve", MEDIUM, "--table-per-rank"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--mpi"), "{stderr}");
 }
 
 #[test]

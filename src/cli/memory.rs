@@ -23,6 +23,12 @@ pub fn shortfall(bytes: u64) -> Option<u64> {
 /// An anonymous table of `bytes` (`--table-mem`), refused when it does not fit in the memory
 /// available.
 pub fn anonymous_table(bytes: u64) -> anyhow::Result<Table> {
+    fits_in_memory(bytes)?;
+    Ok(Table::new(bytes)?)
+}
+
+/// Refuses a table of `bytes` (`--table-mem`) that does not fit in the memory available.
+pub fn fits_in_memory(bytes: u64) -> anyhow::Result<()> {
     if let Some(available) = shortfall(bytes) {
         anyhow::bail!(
             "a table of {} (--table-mem) does not fit in the {} of memory available",
@@ -30,7 +36,7 @@ pub fn anonymous_table(bytes: u64) -> anyhow::Result<Table> {
             show_bytes(available)
         );
     }
-    Ok(Table::new(bytes)?)
+    Ok(())
 }
 
 #[cfg(test)]

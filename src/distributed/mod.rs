@@ -1,6 +1,8 @@
 //! PN-DFPN over MPI (the `mpi` feature): rank 0 runs the three-valued driver and the root
-//! tree, every other rank runs DFPN worker threads against its own table. Jobs, results and
-//! control messages are the search's serde data, sent as JSON in MPI messages.
+//! tree, every other rank runs DFPN worker threads against its machine's table, which the
+//! worker ranks of one machine share in shared memory (or, with [`RankTables::PerRank`], a
+//! table of its own; see [`tables`]). Jobs, results and control messages are the search's
+//! serde data, sent as JSON in MPI messages.
 //!
 //! Rank 0 sends each rank jobs (each says all that is needed to run it, see
 //! [`crate::search::Job`]), `Abort` when a limit ends the search early (the jobs return at
@@ -10,28 +12,32 @@
 //! also one of the `--threads` search threads (see [`serve`]), and the others talk to it over
 //! channels.
 //!
-//! Locality: a job goes back to the rank that ran the last job at its leaf, or else at the
-//! leaf's nearest ancestor that had one, since that rank's table holds the subtree; when that
-//! rank is full the job waits at rank 0 for it within bounds, and past them the least busy rank
-//! takes the job (and owns the leaf from then on); see
-//! [`Placement`](crate::search::workers::placement::Placement). Each rank holds a job per
-//! thread and some more ([`jobs_per_rank`]), so that a thread finds its next job waiting when
-//! it finishes one instead of idling through the message round trip.
+//! Locality: a job goes back to the table whose ranks ran the last job at its leaf, or else
+//! at the leaf's nearest ancestor that had one, since that table holds the subtree, and there
+//! to the rank of that table with the fewest jobs; when the table's ranks are full the job
+//! waits at rank 0 for them within bounds, and past them the table with most room takes the
+//! job (and owns the leaf from then on); see
+//! [`Placement`](crate::search::workers::placement::Placement), whose workers are the tables.
+//! Each rank holds a job per thread and some more ([`jobs_per_rank`]), so that a thread finds
+//! its next job waiting when it finishes one instead of idling through the message round
+//! trip.
 //!
-//! An MPI solve searches more nodes than one process with a shared table: mostly because the
-//! worker ranks' tables are separate (what one learns of the positions both subtrees reach,
-//! the other does not see), not because of the messages. `uttt solve --private-tables` runs the
-//! same placement in one process without messages, to tell the two apart; the measurements are
-//! in BENCHMARKS.md.
+//! An MPI solve over separate tables searches more nodes than one process with one table:
+//! mostly because the tables are separate (what one learns of the positions both subtrees
+//! reach, the other does not see), not because of the messages. `uttt solve --private-tables`
+//! runs the same placement in one process without messages, to tell the two apart; the
+//! measurements are in BENCHMARKS.md. Hence one table per machine: between the ranks of one
+//! machine, nothing needs passing on.
 //!
-//! Shared knowledge: a job's result carries the subtrees it solved with at least
-//! [`SHARE_MIN_WORK`](crate::search::workers::placement::SHARE_MIN_WORK) MID calls (the
-//! [`SHARED_PER_RESULT`] of most work), and rank 0 passes
-//! them on to every other rank with that rank's next job ([`LEARNED_PER_JOB`] at a time), whose
-//! table stores them before the job runs: a proof is a fact wherever it was found, and without
-//! this each rank would solve the transpositions another already solved. They ride on jobs
-//! rather than in messages of their own so that a result costs rank 0 no sends but the next
-//! job (see [`MAX_UNSENT_LEARNED`]).
+//! Shared knowledge, between tables: a job's result carries the subtrees it solved with at
+//! least [`SHARE_MIN_WORK`](crate::search::workers::placement::SHARE_MIN_WORK) MID calls (the
+//! [`SHARED_PER_RESULT`] of most work), and rank 0 passes them on to every other table with
+//! the next job of one of its ranks ([`LEARNED_PER_JOB`] at a time), whose table stores them
+//! before the job runs: a proof is a fact wherever it was found, and without this each table
+//! would solve the transpositions another already solved. They ride on jobs rather than in
+//! messages of their own so that a result costs rank 0 no sends but the next job (see
+//! [`MAX_UNSENT_LEARNED`]). With a single table (every worker rank on one machine), results
+//! carry neither these nor snapshots.
 //!
 //! Latency: jobs and results go as buffered sends (`MPI_Bsend`, see [`attach_send_buffer`]),
 //! which return as soon as the message is copied. A plain send of even a small message may
@@ -57,11 +63,13 @@ mod buffer;
 mod open_mpi;
 mod rank;
 mod root;
+mod tables;
 
 pub use buffer::{attach_send_buffer, send_buffer_bytes, SendBuffer};
 pub use open_mpi::ask_for_large_eager_messages;
 pub use rank::{cpu_shortfall_warning, serve};
 pub use root::MpiWorkers;
+pub use tables::{machine_table, tables_of_ranks, worker_ranks, RankTables};
 
 use crate::search::dfpn::TableEntry;
 use crate::search::workers::spare_jobs;
@@ -92,9 +100,12 @@ const WORKER_WAIT: Duration = Duration::from_micros(100);
 /// [`crate::search::Job::run`]). Most jobs pass their thresholds after a fraction of a
 /// millisecond, less than a round trip through rank 0: without a minimum the worker ranks
 /// would be idle most of the time on short solves. The minimum buys the threads' time through
-/// the round trip, not a shorter search. The value and the alternatives tried are in
-/// BENCHMARKS.md (MPI).
-const MIN_JOB_WORK: u64 = 5_000;
+/// the round trip, not a shorter search: every MID call past the thresholds is spent where
+/// the root would not have sent the job, so a larger minimum costs nodes. Since ranks hold a
+/// job ahead ([`jobs_per_rank`]), a thread needs its job to outlast a round trip only, not to
+/// cover it alone. The value and the alternatives tried are in BENCHMARKS.md (MPI, and
+/// Scaling).
+const MIN_JOB_WORK: u64 = 1_000;
 /// Solved subtrees rank 0 holds at most for one worker rank until that rank's next jobs; the
 /// oldest are dropped first (they are facts the rank may find again, not work it owes). They
 /// ride on jobs because messages of their own would keep rank 0 waiting for their sends, time
@@ -170,6 +181,10 @@ pub struct RankReport {
     pub jobs_moved: u64,
     /// Share of its threads' time spent searching, over the whole solve.
     pub busy_pct: f64,
+    /// The rank that made the table it searches against: the first worker rank of its
+    /// machine, whose worker ranks share one table, or itself when it keeps its own (see
+    /// [`RankTables`]).
+    pub table_rank: usize,
 }
 
 fn encode<T: Serialize>(message: &T) -> Vec<u8> {
@@ -273,6 +288,16 @@ mod tests {
             result_bytes <= BUFFERED_MESSAGE_BYTES,
             "a result of {result_bytes} bytes"
         );
+    }
+
+    #[test]
+    fn tables_are_numbered_in_the_order_they_first_appear() {
+        use super::root::table_indices;
+        // Worker ranks 1, 2 and 5 on one machine, 3 and 4 on another, 6 alone.
+        assert_eq!(table_indices(&[1, 1, 3, 3, 1, 6]), vec![0, 0, 1, 1, 0, 2]);
+        // A table per rank.
+        assert_eq!(table_indices(&[1, 2, 3]), vec![0, 1, 2]);
+        assert_eq!(table_indices(&[]), Vec::<usize>::new());
     }
 
     #[test]

@@ -26,12 +26,17 @@ pub struct MpiWorkers<'a> {
     figures: Vec<RankReport>,
     busy_ns: Vec<u64>,
     next_turn: usize,
-    /// Which rank searched each subtree last, the jobs in flight at each, and the jobs held
-    /// for a rank that is full (workers are ranks − 1).
+    /// The table each worker rank (rank − 1) searches against, as an index of `placement`'s
+    /// workers: the worker ranks of one machine share one (see [`super::tables`]).
+    table_of: Vec<usize>,
+    /// The jobs in flight at each worker rank (rank − 1).
+    in_flight: Vec<usize>,
+    /// Which table's ranks searched each subtree last, the jobs in flight at each table, and
+    /// the jobs held for a table whose ranks are full.
     placement: Placement<Job>,
     /// Results taken in while a send was under way, with their worker (rank − 1).
     pending: VecDeque<(usize, JobResult)>,
-    /// Per worker (rank − 1), the subtrees other ranks solved that go with its next jobs.
+    /// Per table, the subtrees other tables' ranks solved that go with its ranks' next jobs.
     unsent_learned: Vec<VecDeque<TableEntry>>,
     /// What the rank that searched each subtree last knew of it, for a job that moves.
     snapshots: Snapshots,
@@ -41,34 +46,43 @@ pub struct MpiWorkers<'a> {
 
 impl<'a> MpiWorkers<'a> {
     /// The workers of every rank but this one (rank 0), `threads_per_rank` each; jobs go
-    /// through `send_buffer` (see [`super::attach_send_buffer`]).
+    /// through `send_buffer` (see [`super::attach_send_buffer`]). `table_ranks[r − 1]` names
+    /// the table of worker rank `r` by the world rank that made it (see
+    /// [`super::tables_of_ranks`]).
     pub fn new(
         world: &'a SimpleCommunicator,
         threads_per_rank: usize,
         assignment: Assignment,
         send_buffer: SendBuffer,
+        table_ranks: &[usize],
     ) -> MpiWorkers<'a> {
         let ranks = world.size() as usize - 1;
+        assert_eq!(table_ranks.len(), ranks, "a table for each worker rank");
+        let table_of = table_indices(table_ranks);
+        let tables = table_of.iter().max().map_or(0, |&last| last + 1);
+        let mut capacities = vec![0; tables];
+        for &table in &table_of {
+            capacities[table] += jobs_per_rank(threads_per_rank);
+        }
         MpiWorkers {
             world,
             send_buffer,
             threads_per_rank: threads_per_rank.max(1),
             assignment,
-            placement: Placement::new(
-                ranks,
-                jobs_per_rank(threads_per_rank),
-                assignment == Assignment::Locality,
-            ),
+            placement: Placement::with_capacities(capacities, assignment == Assignment::Locality),
             figures: (1..=ranks)
                 .map(|rank| RankReport {
                     rank,
+                    table_rank: table_ranks[rank - 1],
                     ..RankReport::default()
                 })
                 .collect(),
+            in_flight: vec![0; ranks],
+            table_of,
             busy_ns: vec![0; ranks],
             next_turn: 0,
             pending: VecDeque::new(),
-            unsent_learned: vec![VecDeque::new(); ranks],
+            unsent_learned: vec![VecDeque::new(); tables],
             snapshots: Snapshots::new(MAX_SNAPSHOTS),
             started: Instant::now(),
             stopped: false,
@@ -129,11 +143,12 @@ impl<'a> MpiWorkers<'a> {
         true
     }
 
-    /// Sends `job` to `worker` (rank − 1) with the subtrees other ranks solved since its last
-    /// job (up to [`LEARNED_PER_JOB`]) and, for a job that `moved` from another rank, the
-    /// last snapshot of its subtree.
+    /// Sends `job` to `worker` (rank − 1) with the subtrees other tables' ranks solved since
+    /// its table's last job (up to [`LEARNED_PER_JOB`]) and, for a job that `moved` from
+    /// another table, the last snapshot of its subtree.
     fn dispatch(&mut self, worker: usize, job: Job, moved: bool) {
-        let unsent = &mut self.unsent_learned[worker];
+        self.in_flight[worker] += 1;
+        let unsent = &mut self.unsent_learned[self.table_of[worker]];
         let learned = unsent.drain(..unsent.len().min(LEARNED_PER_JOB)).collect();
         let subtree = if moved {
             self.snapshots
@@ -150,6 +165,16 @@ impl<'a> MpiWorkers<'a> {
                 subtree,
             },
         );
+    }
+
+    /// The worker rank (rank − 1) of `table` with the fewest jobs in flight (the first on
+    /// ties). The placement gives a table a job only while its ranks have room together, and
+    /// every rank takes as many, so this rank has room.
+    fn least_busy_rank_of(&self, table: usize) -> usize {
+        (0..self.table_of.len())
+            .filter(|&worker| self.table_of[worker] == table)
+            .min_by_key(|&worker| self.in_flight[worker])
+            .expect("every table has a rank")
     }
 
     /// Each worker rank's figures so far.
@@ -174,6 +199,21 @@ impl<'a> MpiWorkers<'a> {
     }
 }
 
+/// Numbers the tables `table_ranks` names (by the rank that made each) from 0, in the order
+/// they first appear.
+pub(super) fn table_indices(table_ranks: &[usize]) -> Vec<usize> {
+    let mut seen: Vec<usize> = Vec::new();
+    table_ranks
+        .iter()
+        .map(|rank| {
+            seen.iter().position(|r| r == rank).unwrap_or_else(|| {
+                seen.push(*rank);
+                seen.len() - 1
+            })
+        })
+        .collect()
+}
+
 impl Drop for MpiWorkers<'_> {
     fn drop(&mut self) {
         // Whatever happened on rank 0, the worker ranks must not wait forever.
@@ -191,10 +231,12 @@ impl Workers for MpiWorkers<'_> {
     }
 
     fn terms(&self) -> JobTerms {
+        // With one table for all worker ranks, every rank reads what the others found.
+        let one_table = self.unsent_learned.len() == 1;
         JobTerms {
             min_work: MIN_JOB_WORK,
-            share_solved_from: Some(SHARE_MIN_WORK),
-            hand_over: HANDED_OVER_ENTRIES,
+            share_solved_from: (!one_table).then_some(SHARE_MIN_WORK),
+            hand_over: if one_table { 0 } else { HANDED_OVER_ENTRIES },
         }
     }
 
@@ -205,17 +247,18 @@ impl Workers for MpiWorkers<'_> {
             Assignment::Locality => self.placement.owner(&job.path).unwrap_or(0),
             Assignment::RoundRobin => {
                 self.next_turn = (self.next_turn + 1) % ranks;
-                self.next_turn
+                self.table_of[self.next_turn]
             }
         };
         let path = job.path.clone();
         // Owners are kept under either assignment, so that both report the jobs they moved.
         if let Some(sent) = self.placement.submit(&path, preferred, job) {
             let moved = sent.placed.moved_from.is_some();
+            let worker = self.least_busy_rank_of(sent.placed.worker);
             if moved {
-                self.figures[sent.placed.worker].jobs_moved += 1;
+                self.figures[worker].jobs_moved += 1;
             }
-            self.dispatch(sent.placed.worker, sent.job, moved);
+            self.dispatch(worker, sent.job, moved);
         }
     }
 
@@ -229,16 +272,18 @@ impl Workers for MpiWorkers<'_> {
                 self.snapshots
                     .keep(&result.path, std::mem::take(&mut result.subtree));
                 let solved = std::mem::take(&mut result.solved);
+                let table = self.table_of[worker];
+                self.in_flight[worker] -= 1;
                 for (other, unsent) in self.unsent_learned.iter_mut().enumerate() {
-                    if other != worker {
+                    if other != table {
                         unsent.extend(solved.iter().copied());
                         let excess = unsent.len().saturating_sub(MAX_UNSENT_LEARNED);
                         unsent.drain(..excess);
                     }
                 }
-                if let Some(held) = self.placement.finished(worker) {
-                    // Its rank has room again: the job held for it goes now (to the rank
-                    // whose table knows its subtree, or one nobody searched).
+                if let Some(held) = self.placement.finished(table) {
+                    // Its rank has room again: the job held for its table goes now (to the
+                    // table that knows its subtree, or one nobody searched).
                     self.dispatch(worker, held, false);
                 }
                 self.figures[worker].jobs += 1;

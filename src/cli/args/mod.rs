@@ -117,16 +117,15 @@ pub struct CampaignRunArgs {
     #[command(flatten)]
     pub search: SearchArgs,
     /// Run over MPI (start with `mpirun -np N`, N ≥ 2): rank 0 keeps the campaign in the
-    /// database, every other rank runs `--threads` DFPN workers against its own `--table-mem`
-    /// table and needs no access to the database.
+    /// database, every other rank runs `--threads` DFPN workers against its machine's
+    /// `--table-mem` table and needs no access to the database.
     #[cfg(feature = "mpi")]
     #[arg(long, conflicts_with = "table_file")]
     pub mpi: bool,
-    /// With --mpi: how jobs are given to ranks (locality: to the rank that worked on the
-    /// job's subtree before).
+    /// How the worker ranks share jobs and tables.
     #[cfg(feature = "mpi")]
-    #[arg(long, value_enum, default_value = "locality", requires = "mpi")]
-    pub mpi_assignment: AssignmentArg,
+    #[command(flatten)]
+    pub mpi_options: MpiArgs,
     /// Keep a snapshot of the table in this file: loaded when a run starts, written every
     /// --snapshot-every and when the run ends, so that a run stopped by a crash or `kill -9`
     /// resumes with what its table knew at the last snapshot [default: the database's path
@@ -339,18 +338,32 @@ pub struct SolveArgs {
     #[arg(long, hide = true, conflicts_with_all = ["file", "certificate", "verify", "table_file"])]
     pub private_tables: bool,
     /// Run over MPI (start with `mpirun -np N`, N ≥ 2): rank 0 runs the root tree, every
-    /// other rank `--threads` DFPN workers against its own `--table-mem` table.
+    /// other rank `--threads` DFPN workers against its machine's `--table-mem` table.
     #[cfg(feature = "mpi")]
     #[arg(long, conflicts_with_all = ["file", "certificate", "verify", "table_file", "private_tables"])]
     pub mpi: bool,
-    /// With --mpi: how jobs are given to ranks (locality: to the rank that worked on the
-    /// job's subtree before).
+    /// How the worker ranks share jobs and tables.
     #[cfg(feature = "mpi")]
-    #[arg(long, value_enum, default_value = "locality", requires = "mpi")]
-    pub mpi_assignment: AssignmentArg,
+    #[command(flatten)]
+    pub mpi_options: MpiArgs,
     /// How to search.
     #[command(flatten)]
     pub search: SearchArgs,
+}
+
+/// The options of `--mpi` runs.
+#[cfg(feature = "mpi")]
+#[derive(Args, Debug)]
+pub struct MpiArgs {
+    /// With --mpi: how jobs are given to ranks (locality: to the ranks whose table knows the
+    /// job's subtree).
+    #[arg(long, value_enum, default_value = "locality", requires = "mpi")]
+    pub mpi_assignment: AssignmentArg,
+    /// With --mpi: give every worker rank a `--table-mem` table of its own, instead of one
+    /// table in shared memory for the worker ranks of each machine (for measuring what
+    /// separate machines cost, or where shared memory cannot hold the table).
+    #[arg(long, requires = "mpi")]
+    pub table_per_rank: bool,
 }
 
 /// How `--mpi` gives jobs to ranks.

@@ -148,11 +148,11 @@ fn run_mpi(args: &CampaignRunArgs) -> anyhow::Result<i32> {
     let ran = with_mpi_ranks(
         &args.search,
         None,
-        args.mpi_assignment,
+        &args.mpi_options,
         |options, table, workers| {
             let mut request = campaign_request(args)?;
             request.options = options.clone();
-            // The worker ranks keep their own tables: no snapshot.
+            // The worker ranks' tables are not rank 0's: no snapshot.
             request.snapshot = None;
             let campaign = Campaign::open(&request).map_err(campaign_error)?;
             campaign

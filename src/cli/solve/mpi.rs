@@ -4,12 +4,13 @@
 
 use super::options::{open_database, open_table, search_options, use_database};
 use super::report::{exit_code, summary_text, SolveJson};
-use crate::cli::args::{AssignmentArg, PlayerArg, SearchArgs, SolveArgs};
-use crate::cli::{interrupt, EXIT_OK};
+use crate::cli::args::{AssignmentArg, MpiArgs, PlayerArg, SearchArgs, SolveArgs};
+use crate::cli::memory::fits_in_memory;
+use crate::cli::{interrupt, EXIT_OK, EXIT_USAGE};
 use crate::db::Source;
 use crate::distributed::{
-    ask_for_large_eager_messages, attach_send_buffer, cpu_shortfall_warning, serve, Assignment,
-    MpiWorkers, RankReport,
+    ask_for_large_eager_messages, attach_send_buffer, cpu_shortfall_warning, machine_table, serve,
+    tables_of_ranks, worker_ranks, Assignment, MpiWorkers, RankReport, RankTables,
 };
 use crate::search::{Engine, SolveOptions};
 use crate::services::Solver;
@@ -36,7 +37,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     let ran = with_mpi_ranks(
         &args.search,
         args.attacker,
-        args.mpi_assignment,
+        &args.mpi_options,
         |options, table, workers| {
             let pos = args.resolve_position()?;
             // Rank 0 alone reads and writes the database: the worker ranks only search the
@@ -70,22 +71,23 @@ pub fn ranks_text(ranks: &[RankReport]) -> String {
     for r in ranks {
         let _ = writeln!(
             text,
-            "rank {:<5} {} jobs ({} moved from another rank), {} nodes, {:.0}% busy",
-            r.rank, r.jobs, r.jobs_moved, r.nodes, r.busy_pct
+            "rank {:<5} {} jobs ({} moved from another table), {} nodes, {:.0}% busy, \
+             table of rank {}",
+            r.rank, r.jobs, r.jobs_moved, r.nodes, r.busy_pct, r.table_rank
         );
     }
     text
 }
 
 /// Runs this process's part of an MPI job with the search options `search` asks for: a
-/// worker rank serves jobs against its own table until rank 0 says stop, and returns
-/// `None`; rank 0 calls `root` with the options, its table and the transport to the worker
-/// ranks, and returns what `root` returns with each worker rank's figures (the table is
-/// flushed, and the worker ranks stopped, on every path).
+/// worker rank serves jobs against its machine's table (or its own, as `mpi` says) until rank
+/// 0 says stop, and returns `None`; rank 0 calls `root` with the options, its table and the
+/// transport to the worker ranks, and returns what `root` returns with each worker rank's
+/// figures (the table is flushed, and the worker ranks stopped, on every path).
 pub fn with_mpi_ranks<R>(
     search: &SearchArgs,
     attacker: Option<PlayerArg>,
-    assignment: AssignmentArg,
+    mpi: &MpiArgs,
     root: impl FnOnce(&SolveOptions, &Table, &mut MpiWorkers) -> anyhow::Result<R>,
 ) -> anyhow::Result<Option<(R, Vec<RankReport>)>> {
     ask_for_large_eager_messages();
@@ -104,23 +106,45 @@ pub fn with_mpi_ranks<R>(
     }
     let threads = options.threads;
     let send_buffer = attach_send_buffer(&mut universe, threads);
-    if world.rank() != 0 {
+    let tables = if mpi.table_per_rank {
+        RankTables::PerRank
+    } else {
+        RankTables::PerMachine
+    };
+    if let Some(worker_ranks) = worker_ranks(&world) {
         // Ctrl-C belongs to rank 0: a worker rank keeps serving until rank 0 says stop.
         let _ = interrupt::stop_flag();
+        let rank = world.rank() as usize;
         let cpus = std::thread::available_parallelism().map_or(threads, |n| n.get());
-        if let Some(warning) = cpu_shortfall_warning(world.rank() as usize, threads, cpus) {
+        if let Some(warning) = cpu_shortfall_warning(rank, threads, cpus) {
             eprintln!("{warning}");
         }
-        let table = open_table(search)?;
+        let table = fits_in_memory(search.table_mem).and_then(|()| {
+            let shared = match tables {
+                RankTables::PerMachine => machine_table(&worker_ranks, rank, search.table_mem),
+                RankTables::PerRank => None,
+            };
+            match shared {
+                Some(shared) => Ok(shared),
+                None => open_table(search).map(|table| (table, rank)),
+            }
+        });
+        let (table, table_rank) = table.unwrap_or_else(|error| {
+            // Every rank must go, or rank 0 would wait for this one for ever.
+            eprintln!("error: rank {rank}: {error:#}");
+            world.abort(EXIT_USAGE)
+        });
+        tables_of_ranks(&world, table_rank);
         serve(&world, &table, threads, send_buffer);
         return Ok(None);
     }
-    let assignment = match assignment {
+    let table_ranks = tables_of_ranks(&world, 0).expect("rank 0 gathers the tables");
+    let assignment = match mpi.mpi_assignment {
         AssignmentArg::Locality => Assignment::Locality,
         AssignmentArg::RoundRobin => Assignment::RoundRobin,
     };
     // Created first, so that the worker ranks are told to stop on every path out of here.
-    let mut workers = MpiWorkers::new(&world, threads, assignment, send_buffer);
+    let mut workers = MpiWorkers::new(&world, threads, assignment, send_buffer, &table_ranks);
     let mut table = open_table(search)?;
     let result = root(&options, &table, &mut workers)?;
     workers.stop();

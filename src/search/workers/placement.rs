@@ -40,17 +40,17 @@ impl Owners {
     }
 
     /// Chooses the worker of a job at `path` that would best go to `preferred` (see
-    /// [`worker_with_room`], whose conditions apply; `capacity` jobs in flight fill a worker),
-    /// and records it as the owner of the job's subtree from now on.
+    /// [`worker_with_room`], whose conditions apply; `capacities[w]` jobs in flight fill worker
+    /// `w`), and records it as the owner of the job's subtree from now on.
     pub fn place(
         &mut self,
         path: &[u8],
         preferred: usize,
         in_flight: &[usize],
-        capacity: usize,
+        capacities: &[usize],
     ) -> Placed {
         let owner = self.of(path);
-        let worker = worker_with_room(in_flight, preferred, capacity);
+        let worker = worker_with_room(in_flight, preferred, capacities);
         self.record(path, worker);
         Placed {
             worker,
@@ -60,18 +60,19 @@ impl Owners {
 }
 
 /// The worker to run a job that would best go to `preferred`, given the jobs in flight on
-/// each worker (at least one; `preferred` is one of them): the preferred worker while it
-/// holds fewer than `capacity`, else the worker with the fewest jobs in flight (the first of
-/// them on ties).
+/// each worker (at least one; `preferred` is one of them) and the jobs each can take: the
+/// preferred worker while it holds fewer than its capacity, else the worker with the most
+/// room left (the first of them on ties; with equal capacities, the one with the fewest jobs
+/// in flight).
 ///
 /// Sending a job elsewhere only once the preferred worker is full keeps subtrees with the
 /// table that knows them (the alternatives measured are in BENCHMARKS.md).
-pub fn worker_with_room(in_flight: &[usize], preferred: usize, capacity: usize) -> usize {
-    if in_flight[preferred] < capacity {
+pub fn worker_with_room(in_flight: &[usize], preferred: usize, capacities: &[usize]) -> usize {
+    if in_flight[preferred] < capacities[preferred] {
         preferred
     } else {
         (0..in_flight.len())
-            .min_by_key(|&worker| in_flight[worker])
+            .min_by_key(|&worker| in_flight[worker] as isize - capacities[worker] as isize)
             .expect("at least one worker")
     }
 }
@@ -88,12 +89,12 @@ pub fn worker_with_room(in_flight: &[usize], preferred: usize, capacity: usize) 
 /// for its owner's next free slot, while the free slot takes the next leaf selected (whose
 /// owner may be that worker). Holding is bounded, so that a subtree that draws most of the
 /// leaves still spreads over the other workers: at most [`Placement::hold_slots`] jobs in all,
-/// and at most `capacity` for one worker (one more queue's worth).
+/// and at most a worker's capacity for one worker (one more queue's worth).
 pub struct Placement<J> {
     owners: Owners,
     in_flight: Vec<usize>,
-    /// The jobs a worker may have in flight.
-    capacity: usize,
+    /// The jobs each worker may have in flight.
+    capacities: Vec<usize>,
     /// Whether jobs may wait for their owner (locality assignment).
     holds: bool,
     /// Held jobs with the worker they wait for (`None`: any), oldest first.
@@ -113,11 +114,17 @@ impl<J> Placement<J> {
     /// The placement of `workers` workers (at least one) that take `capacity` jobs each;
     /// `holds`: whether a job may wait at the root for its owner (see [`Placement`]).
     pub fn new(workers: usize, capacity: usize, holds: bool) -> Placement<J> {
-        assert!(workers > 0, "at least one worker");
+        Placement::with_capacities(vec![capacity; workers], holds)
+    }
+
+    /// The placement of workers that take `capacities[w]` jobs each (at least one worker):
+    /// over MPI, a worker is a table, which the ranks of one machine share.
+    pub fn with_capacities(capacities: Vec<usize>, holds: bool) -> Placement<J> {
+        assert!(!capacities.is_empty(), "at least one worker");
         Placement {
             owners: Owners::default(),
-            in_flight: vec![0; workers],
-            capacity: capacity.max(1),
+            in_flight: vec![0; capacities.len()],
+            capacities: capacities.into_iter().map(|c| c.max(1)).collect(),
             holds,
             held: VecDeque::new(),
         }
@@ -145,12 +152,12 @@ impl<J> Placement<J> {
     /// worker finishes a job first), so that no worker ever has more than its capacity.
     pub fn submit(&mut self, path: &[u8], preferred: usize, job: J) -> Option<Dispatch<J>> {
         let owner = self.owners.of(path);
-        let full = |worker: usize| self.in_flight[worker] >= self.capacity;
+        let full = |worker: usize| self.in_flight[worker] >= self.capacities[worker];
         let wait_for_owner = owner.is_some_and(|owner| {
             let waiting = self.held.iter().filter(|(w, _)| *w == Some(owner)).count();
-            full(owner) && self.held.len() < self.hold_slots() && waiting < self.capacity
+            full(owner) && self.held.len() < self.hold_slots() && waiting < self.capacities[owner]
         });
-        let room = worker_with_room(&self.in_flight, preferred, self.capacity);
+        let room = worker_with_room(&self.in_flight, preferred, &self.capacities);
         if wait_for_owner || (self.holds && full(room)) {
             if let Some(owner) = owner {
                 self.owners.record(path, owner);
@@ -160,7 +167,7 @@ impl<J> Placement<J> {
         }
         let placed = self
             .owners
-            .place(path, preferred, &self.in_flight, self.capacity);
+            .place(path, preferred, &self.in_flight, &self.capacities);
         self.in_flight[placed.worker] += 1;
         Some(Dispatch { job, placed })
     }
@@ -196,13 +203,18 @@ mod tests {
 
     #[test]
     fn a_job_goes_to_its_preferred_worker_until_that_worker_is_full() {
-        assert_eq!(worker_with_room(&[0, 0, 0], 2, 2), 2);
-        assert_eq!(worker_with_room(&[0, 1, 1], 2, 2), 2);
+        assert_eq!(worker_with_room(&[0, 0, 0], 2, &[2; 3]), 2);
+        assert_eq!(worker_with_room(&[0, 1, 1], 2, &[2; 3]), 2);
         // The preferred worker is full: the least busy one (the first on ties) takes it.
-        assert_eq!(worker_with_room(&[1, 0, 2], 2, 2), 1);
-        assert_eq!(worker_with_room(&[1, 1, 2], 2, 2), 0);
-        assert_eq!(worker_with_room(&[0, 3], 1, 4), 1);
-        assert_eq!(worker_with_room(&[0, 4], 1, 4), 0);
+        assert_eq!(worker_with_room(&[1, 0, 2], 2, &[2; 3]), 1);
+        assert_eq!(worker_with_room(&[1, 1, 2], 2, &[2; 3]), 0);
+        assert_eq!(worker_with_room(&[0, 3], 1, &[4; 2]), 1);
+        assert_eq!(worker_with_room(&[0, 4], 1, &[4; 2]), 0);
+        // Of unequal workers (tables shared by different numbers of ranks), the one with the
+        // most room left, not the one with the fewest jobs.
+        assert_eq!(worker_with_room(&[2, 3, 1], 0, &[2, 8, 2]), 1);
+        assert_eq!(worker_with_room(&[2, 7, 1], 0, &[2, 8, 2]), 1);
+        assert_eq!(worker_with_room(&[2, 8, 1], 0, &[2, 8, 2]), 2);
     }
 
     #[test]
@@ -210,7 +222,7 @@ mod tests {
         let mut owners = Owners::default();
         let idle = [0, 0, 0];
         assert_eq!(owners.of(&[4, 0]), None);
-        let first = owners.place(&[4], 1, &idle, 1);
+        let first = owners.place(&[4], 1, &idle, &[1; 3]);
         assert_eq!(
             first,
             Placed {
@@ -225,7 +237,7 @@ mod tests {
         assert_eq!(owners.of(&[]), None);
         assert_eq!(owners.of(&[3, 4]), None);
         // A job at a deeper leaf whose owner is full moves that subtree alone.
-        let moved = owners.place(&[4, 0], 1, &[0, 1, 0], 1);
+        let moved = owners.place(&[4, 0], 1, &[0, 1, 0], &[1; 3]);
         assert_eq!(
             moved,
             Placed {
@@ -236,11 +248,11 @@ mod tests {
         assert_eq!(owners.of(&[4, 0, 8]), Some(0));
         assert_eq!(owners.of(&[4, 1]), Some(1));
         // Sent elsewhere by choice (round-robin), a job moves too; the last job decides.
-        assert_eq!(owners.place(&[4], 2, &idle, 1).moved_from, Some(1));
+        assert_eq!(owners.place(&[4], 2, &idle, &[1; 3]).moved_from, Some(1));
         assert_eq!(owners.of(&[4, 1]), Some(2));
         assert_eq!(owners.of(&[4, 0]), Some(0));
         // A job at a subtree nobody searched moves nothing.
-        assert_eq!(owners.place(&[5], 2, &idle, 1).moved_from, None);
+        assert_eq!(owners.place(&[5], 2, &idle, &[1; 3]).moved_from, None);
     }
 
     #[test]
