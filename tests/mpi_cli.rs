@@ -30,6 +30,18 @@ fn solve_with_threads(
     position: &str,
     extra: &[&str],
 ) -> (i32, Value) {
+    solve_with_table(ranks, threads, "32M", position, extra)
+}
+
+/// Solves `position` with `ranks` ranks of `threads` threads each and tables of `table`; exit
+/// code and JSON.
+fn solve_with_table(
+    ranks: usize,
+    threads: usize,
+    table: &str,
+    position: &str,
+    extra: &[&str],
+) -> (i32, Value) {
     let out = mpirun(ranks)
         .args([
             "solve",
@@ -39,7 +51,7 @@ fn solve_with_threads(
             &threads.to_string(),
             "--json",
             "--table-mem",
-            "32M",
+            table,
         ])
         .args(extra)
         .output()
@@ -67,6 +79,25 @@ fn three_ranks_give_the_reference_values() {
             assert_eq!(json["result"], row[1].as_str(), "{} {args:?}", row[0]);
         }
     }
+}
+
+/// Three worker ranks of two threads writing one table of the smallest size: stores from
+/// three processes contend for its entries and replace each other's, and every value stays
+/// right.
+#[test]
+fn worker_ranks_sharing_a_tiny_table_give_the_reference_values() {
+    let rows = common::data_rows("late-positions.tsv");
+    let small_jobs = ["--job-work", "50", "--split-threshold", "30"];
+    for row in &rows[..8] {
+        let (code, json) = solve_with_table(4, 2, "64K", &row[0], &small_jobs);
+        assert_eq!(code, 0, "{json}");
+        assert_eq!(json["result"], row[1].as_str(), "{}", row[0]);
+        assert_eq!(table_ranks(&json), vec![1, 1, 1], "one table: {json}");
+    }
+    // About 47,000 nodes through 4,096 entries: most stores replace another's entry.
+    let (code, json) = solve_with_table(4, 2, "64K", MEDIUM, &small_jobs);
+    assert_eq!((code, json["result"].as_str()), (0, Some("X")), "{json}");
+    assert!(json["nodes"].as_u64().unwrap() > 20_000, "{json}");
 }
 
 /// The rank whose table each worker rank of a solve's JSON searched against.

@@ -167,6 +167,14 @@ fn sizes_round_down_to_powers_of_two() {
     assert_eq!(buckets_for_bytes(10), MIN_BUCKETS);
 }
 
+/// A new directory of this test process's own for a test's files (`name` tells the tests
+/// apart); the test removes it.
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("uttt-table-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// A fresh table file has its space reserved when it is created, so that a filesystem without
 /// room refuses then, with a message, rather than killing the search with SIGBUS at its first
 /// write to a page it cannot get. (Every common Linux filesystem can reserve.)
@@ -174,8 +182,7 @@ fn sizes_round_down_to_powers_of_two() {
 #[test]
 fn a_fresh_table_file_has_its_space_reserved() {
     use std::os::unix::fs::MetadataExt;
-    let dir = std::env::temp_dir().join(format!("uttt-table-reserve-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("reserve");
     let path = dir.join("t.tt");
     let table = Table::open_file(&path, 64 << 20).unwrap();
     let meta = std::fs::metadata(&path).unwrap();
@@ -193,8 +200,7 @@ fn a_fresh_table_file_has_its_space_reserved() {
 /// processes have) are one table, and the file can go once both are mapped.
 #[test]
 fn two_mappings_of_a_shared_table_are_one_table() {
-    let dir = std::env::temp_dir().join(format!("uttt-table-shared-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("shared");
     let path = dir.join("shared");
     let first = Table::create_shared(&path, 1 << 20).unwrap();
     assert!(
