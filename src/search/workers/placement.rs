@@ -1,7 +1,7 @@
 //! Where the jobs of a root tree go when each worker searches against a table of its own (the
-//! worker ranks of an MPI run, or the threads of `uttt solve --private-tables`): back to the
-//! worker whose table knows their subtree, while it has room, or else, for a while, waiting
-//! at the root until it has.
+//! tables of an MPI run, one per machine or per worker rank, each a worker here; or the
+//! threads of `uttt solve --private-tables`): back to the worker whose table knows their
+//! subtree, while it has room, or else, for a while, waiting at the root until it has.
 
 use crate::search::handover::nearest_ancestor;
 use std::collections::{HashMap, VecDeque};
