@@ -1,6 +1,6 @@
 //! PN-DFPN over MPI (the `mpi` feature): rank 0 runs the three-valued driver and the root
 //! tree, every other rank runs DFPN worker threads against its machine's table, which the
-//! worker ranks of one machine share in shared memory (or, with [`RankTables::PerRank`], a
+//! worker ranks of one machine share in shared memory (or, with `--table-per-rank`, a
 //! table of its own; see [`tables`]). Jobs, results and control messages are the search's
 //! serde data, sent as JSON in MPI messages.
 //!
@@ -69,7 +69,7 @@ pub use buffer::{attach_send_buffer, send_buffer_bytes, SendBuffer};
 pub use open_mpi::ask_for_large_eager_messages;
 pub use rank::{cpu_shortfall_warning, serve};
 pub use root::MpiWorkers;
-pub use tables::{machine_table, tables_of_ranks, worker_ranks, RankTables};
+pub use tables::{machine_table, tables_of_ranks, worker_ranks};
 
 use crate::search::dfpn::TableEntry;
 use crate::search::workers::spare_jobs;
@@ -183,7 +183,7 @@ pub struct RankReport {
     pub busy_pct: f64,
     /// The rank that made the table it searches against: the first worker rank of its
     /// machine, whose worker ranks share one table, or itself when it keeps its own (see
-    /// [`RankTables`]).
+    /// [`machine_table`]).
     pub table_rank: usize,
 }
 

@@ -1,7 +1,7 @@
 //! Where the worker ranks' tables are: by default the worker ranks of one machine share one
 //! table in shared memory (see `crate::table`'s shared tables), so that what one of them learns
 //! every other reads at once, as the threads of one process do; across machines each machine
-//! has its own. With [`RankTables::PerRank`] each rank keeps a table of its own instead, as
+//! has its own. With `--table-per-rank` each rank keeps a table of its own instead, as
 //! ranks on separate machines would: a setting for measuring what separate tables cost, and
 //! for machines whose shared memory cannot hold a table.
 //!
@@ -14,15 +14,6 @@ use mpi::collective::SystemOperation;
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use std::path::{Path, PathBuf};
-
-/// Where the worker ranks' tables are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RankTables {
-    /// One table per machine, shared by its worker ranks (the default).
-    PerMachine,
-    /// One table per worker rank.
-    PerRank,
-}
 
 /// The longest path of a shared table's file, in bytes (it goes to the machine's other ranks
 /// in a message of this size).

@@ -10,7 +10,7 @@ use crate::cli::{interrupt, EXIT_OK, EXIT_USAGE};
 use crate::db::Source;
 use crate::distributed::{
     ask_for_large_eager_messages, attach_send_buffer, cpu_shortfall_warning, machine_table, serve,
-    tables_of_ranks, worker_ranks, Assignment, MpiWorkers, RankReport, RankTables,
+    tables_of_ranks, worker_ranks, Assignment, MpiWorkers, RankReport,
 };
 use crate::search::{Engine, SolveOptions};
 use crate::services::Solver;
@@ -106,11 +106,6 @@ pub fn with_mpi_ranks<R>(
     }
     let threads = options.threads;
     let send_buffer = attach_send_buffer(&mut universe, threads);
-    let tables = if mpi.table_per_rank {
-        RankTables::PerRank
-    } else {
-        RankTables::PerMachine
-    };
     if let Some(worker_ranks) = worker_ranks(&world) {
         // Ctrl-C belongs to rank 0: a worker rank keeps serving until rank 0 says stop.
         let _ = interrupt::stop_flag();
@@ -120,9 +115,10 @@ pub fn with_mpi_ranks<R>(
             eprintln!("{warning}");
         }
         let table = fits_in_memory(search.table_mem).and_then(|()| {
-            let shared = match tables {
-                RankTables::PerMachine => machine_table(&worker_ranks, rank, search.table_mem),
-                RankTables::PerRank => None,
+            let shared = if mpi.table_per_rank {
+                None
+            } else {
+                machine_table(&worker_ranks, rank, search.table_mem)
             };
             match shared {
                 Some(shared) => Ok(shared),
