@@ -41,6 +41,34 @@ def figures(report, one):
     return row
 
 
+def ceiling(binary, position, count, seconds, table_mem):
+    """What every core busy costs a search on this machine: `count` one-threaded DFPN searches of
+    `position` at once, each its own process and table, for `seconds`, against one alone
+    before and after them. Every core busy costs each search nodes per second (shared caches
+    and memory bandwidth, a lower clock), whatever the engine. Returns (the lone searches'
+    mean rate, the rates of the searches at once)."""
+    command = [binary, "solve", position, "--engine", "dfpn", "--threads", "1", "--json",
+               "--quiet", "--table-mem", table_mem, "--time-limit", f"{seconds}s"]
+
+    def rates(processes):
+        running = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                    stdin=subprocess.DEVNULL, text=True)
+                   for _ in range(processes)]
+        found = []
+        for process in running:
+            out, _ = process.communicate(timeout=seconds + 120)
+            try:
+                found.append(json.loads(out)["nps"])
+            except (json.JSONDecodeError, KeyError):
+                pass
+        return found
+
+    alone = rates(1)
+    together = rates(count)
+    alone += rates(1)
+    return sum(alone) / max(len(alone), 1), together
+
+
 def settled(row):
     return row["result"] not in ("unknown", "error")
 
@@ -74,6 +102,10 @@ def main():
     parser.add_argument("--limit", type=float, default=600, help="seconds per solve")
     parser.add_argument("--options", default="",
                         help="more `uttt solve` options for the runs of the default engine")
+    parser.add_argument("--ceiling", type=float, metavar="SECONDS",
+                        help="first measure the machine's bound: as many one-threaded DFPN "
+                             "searches as the most threads of any run, at once, each for "
+                             "SECONDS on the first position (each its own table)")
     args = parser.parse_args()
 
     wanted = [int(n) for n in args.lines.split(",")]
@@ -101,6 +133,22 @@ def main():
         print(f"# this machine has {cores} cores for up to {most} threads: search overhead "
               f"holds here; speed-up and nodes per second hold only for runs of at most "
               f"{cores} threads (MPI counts one more process, rank 0)", flush=True)
+
+    if args.ceiling and most > cores:
+        print(f"# ceiling: not measured ({most} threads, {cores} cores)", flush=True)
+    elif args.ceiling and wanted[0] in by_number:
+        lone, together = ceiling(args.uttt, by_number[wanted[0]], most, args.ceiling,
+                                 args.table_mem)
+        if lone > 0 and together:
+            ratio = sum(together) / len(together) / lone
+            print(f"# ceiling: {len(together)} one-threaded DFPN searches at once ran at "
+                  f"{ratio:.2f}x the nodes per second of one alone ({lone / 1e6:.2f}M/s; at once "
+                  f"{min(together) / 1e6:.2f}-{max(together) / 1e6:.2f}M/s each), sharing "
+                  f"nothing but the machine: {most} threads at search overhead 1, every one "
+                  f"busy, would get about {most * ratio:.1f}x (a rate that also varies with "
+                  f"the position and how full the table is)", flush=True)
+        else:
+            print("# ceiling: the searches printed no rate", flush=True)
 
     rows = {name: [] for name, _, _ in configs}
     failures = 0
