@@ -109,6 +109,31 @@ fn table_ranks(json: &Value) -> Vec<u64> {
         .collect()
 }
 
+/// Asserts that a solve's JSON reports what its worker ranks searched with: `threads` threads
+/// each, in all the solve's `threads`, and tables of 32 MiB that their searches filled in
+/// part, which the solve's `table` counts once each (`tables` of them) with their mean fill.
+fn assert_worker_tables_reported(json: &Value, threads: u64, tables: u64) {
+    let ranks = json["ranks"].as_array().unwrap();
+    assert!(ranks.iter().all(|r| r["threads"] == threads), "{ranks:?}");
+    assert_eq!(json["threads"], threads * ranks.len() as u64, "{json}");
+    let fills: Vec<f64> = ranks
+        .iter()
+        .map(|r| r["table"]["fill"].as_f64().unwrap())
+        .collect();
+    assert!(fills.iter().all(|&f| f > 0.0 && f <= 1.0), "{fills:?}");
+    assert!(
+        ranks.iter().all(|r| r["table"]["bytes"] == 32u64 << 20),
+        "{ranks:?}"
+    );
+    assert_eq!(json["table"]["bytes"], tables * (32 << 20), "{json}");
+    // Each table is as large, so the solve's fill is the mean of its tables' (each once).
+    let mut distinct: Vec<(u64, f64)> = table_ranks(json).into_iter().zip(fills).collect();
+    distinct.dedup_by_key(|(table, _)| *table);
+    let mean = distinct.iter().map(|(_, f)| f).sum::<f64>() / distinct.len() as f64;
+    let fill = json["table"]["fill"].as_f64().unwrap();
+    assert!((fill - mean).abs() < 1e-9, "{fill} against {distinct:?}");
+}
+
 /// Asserts that every worker rank of a solve's JSON finished jobs.
 fn assert_every_rank_ran_jobs(json: &Value) {
     let ranks = json["ranks"].as_array().unwrap();
@@ -169,6 +194,8 @@ fn hundreds_of_jobs_over_two_worker_ranks_give_the_same_answer_as_one_process() 
         );
         let moved = moved_jobs(&json);
         let workers = 1..ranks as u64;
+        let tables = if per_rank { ranks as u64 - 1 } else { 1 };
+        assert_worker_tables_reported(&json, 1, tables);
         if per_rank {
             assert_eq!(table_ranks(&json), workers.collect::<Vec<_>>(), "{json}");
         } else {
@@ -191,8 +218,38 @@ fn hundreds_of_jobs_over_two_worker_ranks_give_the_same_answer_as_one_process() 
     let (code, json) = solve_with_threads(3, 2, MEDIUM, &small_jobs);
     assert_eq!((code, json["result"].as_str()), (0, Some("X")), "{json}");
     assert_every_rank_ran_jobs(&json);
+    assert_worker_tables_reported(&json, 2, 1);
     let (_, single, _) = common::run_uttt(&["solve", MEDIUM, "--json", "--table-mem", "32M"]);
     assert!(single.contains("\"result\":\"X\""), "{single}");
+}
+
+#[test]
+fn the_summary_of_an_mpi_solve_shows_the_worker_ranks_threads_and_tables() {
+    let out = mpirun(4)
+        .args([
+            "solve",
+            MEDIUM,
+            "--mpi",
+            "--threads",
+            "2",
+            "--table-mem",
+            "32M",
+        ])
+        .output()
+        .expect("mpirun runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("engine pn-dfpn (6 threads)"), "{stdout}");
+    // The one table the three worker ranks share, not rank 0's as well.
+    assert!(stdout.contains("table      32 MiB"), "{stdout}");
+    let rank_lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("rank ")).collect();
+    assert_eq!(rank_lines.len(), 3, "{stdout}");
+    assert!(
+        rank_lines
+            .iter()
+            .all(|l| l.contains("table of rank 1 (") && l.ends_with("% full)")),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -53,9 +53,14 @@ impl SendBuffer {
     /// Sends `bytes` buffered when they fit the buffer's slots ([`BUFFERED_MESSAGE_BYTES`]),
     /// returning true; false when the caller must send them otherwise.
     pub(super) fn try_send(self, destination: &Process, bytes: &[u8]) -> bool {
+        self.try_send_with_tag(destination, bytes, TAG)
+    }
+
+    /// [`SendBuffer::try_send`] with another tag than the protocol's.
+    pub(super) fn try_send_with_tag(self, destination: &Process, bytes: &[u8], tag: i32) -> bool {
         let fits = self.attached && bytes.len() <= BUFFERED_MESSAGE_BYTES;
         if fits {
-            destination.buffered_send_with_tag(bytes, TAG);
+            destination.buffered_send_with_tag(bytes, tag);
         }
         fits
     }

@@ -67,18 +67,23 @@ mod tables;
 
 pub use buffer::{attach_send_buffer, send_buffer_bytes, SendBuffer};
 pub use open_mpi::ask_for_large_eager_messages;
-pub use rank::{cpu_shortfall_warning, serve};
+pub use rank::{cpu_shortfall_warning, report_table_use, serve};
 pub use root::MpiWorkers;
 pub use tables::{machine_table, tables_of_ranks, worker_ranks};
 
 use crate::search::dfpn::TableEntry;
 use crate::search::workers::spare_jobs;
 use crate::search::Job;
+use crate::table::Table;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// The MPI tag of every message of the protocol.
+/// The MPI tag of every message of the protocol but the last.
 const TAG: i32 = 7;
+/// The MPI tag of a worker rank's last message, what its table holds (see
+/// [`report_table_use`]): a tag of its own, so that rank 0 takes it in past any result still
+/// on its way.
+const TABLE_USE_TAG: i32 = 8;
 /// The most jobs in flight at a worker rank of `threads` threads: one per thread and
 /// [`spare_jobs`] more, so that the message round trip does not leave its threads idle (a
 /// one-thread rank holds the next job while it runs one). Every job in flight steers the next
@@ -179,12 +184,42 @@ pub struct RankReport {
     /// table, not this one's, holds what was found there): under locality, the jobs sent on
     /// because their rank held its most jobs.
     pub jobs_moved: u64,
+    /// Its search threads.
+    pub threads: usize,
     /// Share of its threads' time spent searching, over the whole solve.
     pub busy_pct: f64,
     /// The rank that made the table it searches against: the first worker rank of its
     /// machine, whose worker ranks share one table, or itself when it keeps its own (see
     /// [`machine_table`]).
     pub table_rank: usize,
+    /// What that table held once the run was over.
+    pub table: TableUse,
+}
+
+/// How large a worker rank's table is and how full at the end of a run: the rank's last
+/// message to rank 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TableUse {
+    /// Its size.
+    pub bytes: u64,
+    /// The part of it in use (an anonymous table grows into its size as it fills).
+    pub active_bytes: u64,
+    /// Its entry capacity.
+    pub entries: u64,
+    /// The estimated fraction of its entries in use.
+    pub fill: f64,
+}
+
+impl TableUse {
+    /// What `table` holds now.
+    pub fn of(table: &Table) -> TableUse {
+        TableUse {
+            bytes: table.bytes(),
+            active_bytes: table.active_bytes(),
+            entries: table.entries(),
+            fill: table.fill(),
+        }
+    }
 }
 
 fn encode<T: Serialize>(message: &T) -> Vec<u8> {

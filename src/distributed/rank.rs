@@ -2,7 +2,8 @@
 //! them and rank 0.
 
 use super::{
-    encode, SendBuffer, ToWorker, POLL_INTERVAL, SHARED_PER_RESULT, SPIN_FOR, TAG, WORKER_WAIT,
+    encode, SendBuffer, TableUse, ToWorker, POLL_INTERVAL, SHARED_PER_RESULT, SPIN_FOR,
+    TABLE_USE_TAG, TAG, WORKER_WAIT,
 };
 use crate::search::dfpn::{Limits, Poll};
 use crate::search::handover::install;
@@ -96,6 +97,18 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buf
         // rather than finding the channel closed at once.
         drop(result_tx);
     });
+}
+
+/// A worker rank's last message, once [`serve`] has returned: what its table holds, for rank
+/// 0's report ([`super::MpiWorkers::finish`]). Buffered where the rank has a send buffer, so
+/// that it never waits for rank 0, which on an error path takes nothing more in; else a
+/// plain send of a few dozen bytes, which MPI libraries send at once.
+pub fn report_table_use(world: &SimpleCommunicator, table: &Table, send_buffer: SendBuffer) {
+    let root = world.process_at_rank(0);
+    let bytes = encode(&TableUse::of(table));
+    if !send_buffer.try_send_with_tag(&root, &bytes, TABLE_USE_TAG) {
+        root.send_with_tag(&bytes[..], TABLE_USE_TAG);
+    }
 }
 
 /// A worker rank's main thread's state: the messages it passes between rank 0 and the rank's

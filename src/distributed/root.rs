@@ -2,7 +2,7 @@
 
 use super::{
     encode, jobs_per_rank, Assignment, RankReport, SendBuffer, ToWorker, IDLE, LEARNED_PER_JOB,
-    MAX_UNSENT_LEARNED, MIN_JOB_WORK, TAG,
+    MAX_UNSENT_LEARNED, MIN_JOB_WORK, TABLE_USE_TAG, TAG,
 };
 use crate::search::dfpn::TableEntry;
 use crate::search::handover::{Snapshots, HANDED_OVER_ENTRIES};
@@ -73,6 +73,7 @@ impl<'a> MpiWorkers<'a> {
             figures: (1..=ranks)
                 .map(|rank| RankReport {
                     rank,
+                    threads: threads_per_rank.max(1),
                     table_rank: table_ranks[rank - 1],
                     ..RankReport::default()
                 })
@@ -190,7 +191,24 @@ impl<'a> MpiWorkers<'a> {
             .collect()
     }
 
-    /// Tells every worker rank to exit (also done when dropped).
+    /// Tells every worker rank to exit, and returns each one's figures, with what its table
+    /// held once its searches had stopped (each rank's last message, see
+    /// [`super::report_table_use`]).
+    pub fn finish(&mut self) -> Vec<RankReport> {
+        self.stop();
+        for (worker, figures) in self.figures.iter_mut().enumerate() {
+            let (bytes, _) = self
+                .world
+                .process_at_rank(worker as i32 + 1)
+                .receive_vec_with_tag::<u8>(TABLE_USE_TAG);
+            figures.table =
+                serde_json::from_slice(&bytes).expect("worker ranks send protocol messages");
+        }
+        self.ranks()
+    }
+
+    /// Tells every worker rank to exit (also done when dropped, without waiting for their
+    /// tables' figures).
     pub fn stop(&mut self) {
         if !self.stopped {
             self.broadcast(&ToWorker::Stop);

@@ -9,11 +9,11 @@ use crate::cli::memory::fits_in_memory;
 use crate::cli::{interrupt, EXIT_OK, EXIT_USAGE};
 use crate::db::Source;
 use crate::distributed::{
-    ask_for_large_eager_messages, attach_send_buffer, cpu_shortfall_warning, machine_table, serve,
-    tables_of_ranks, worker_ranks, Assignment, MpiWorkers, RankReport,
+    ask_for_large_eager_messages, attach_send_buffer, cpu_shortfall_warning, machine_table,
+    report_table_use, serve, tables_of_ranks, worker_ranks, Assignment, MpiWorkers, RankReport,
 };
 use crate::search::{Engine, SolveOptions};
-use crate::services::Solver;
+use crate::services::{SolveReport, Solver};
 use crate::table::Table;
 use mpi::traits::*;
 use serde::Serialize;
@@ -49,9 +49,10 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
             Ok(use_database(solver, database.as_ref(), &args.search, Source::Solve).solve(&pos))
         },
     )?;
-    let Some((report, ranks)) = ran else {
+    let Some((mut report, ranks)) = ran else {
         return Ok(EXIT_OK);
     };
+    as_the_worker_ranks_searched(&mut report, &ranks);
     let text = if args.search.json {
         let json = MpiJson {
             solve: SolveJson::of(&report),
@@ -65,6 +66,30 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     Ok(interrupt::exit_code().unwrap_or_else(|| exit_code(report.verdict)))
 }
 
+/// An MPI solve's report made to say what searched: the worker ranks' threads, and their
+/// tables (each counted once, however many ranks share it) rather than rank 0's, which only
+/// the root tree's own steps use. The table's traffic counters are every rank's already: each
+/// job's result carries its own.
+fn as_the_worker_ranks_searched(report: &mut SolveReport, ranks: &[RankReport]) {
+    report.threads = ranks.iter().map(|r| r.threads).sum();
+    let mut tables: Vec<&RankReport> = Vec::new();
+    for rank in ranks {
+        if !tables.iter().any(|t| t.table_rank == rank.table_rank) {
+            tables.push(rank);
+        }
+    }
+    let entries: u64 = tables.iter().map(|t| t.table.entries).sum();
+    let table = &mut report.table;
+    table.bytes = tables.iter().map(|t| t.table.bytes).sum();
+    table.active_bytes = tables.iter().map(|t| t.table.active_bytes).sum();
+    table.entries = entries;
+    table.fill = tables
+        .iter()
+        .map(|t| t.table.fill * t.table.entries as f64)
+        .sum::<f64>()
+        / entries.max(1) as f64;
+}
+
 /// Each worker rank's figures, a line each.
 pub fn ranks_text(ranks: &[RankReport]) -> String {
     let mut text = String::new();
@@ -72,8 +97,14 @@ pub fn ranks_text(ranks: &[RankReport]) -> String {
         let _ = writeln!(
             text,
             "rank {:<5} {} jobs ({} moved from another table), {} nodes, {:.0}% busy, \
-             table of rank {}",
-            r.rank, r.jobs, r.jobs_moved, r.nodes, r.busy_pct, r.table_rank
+             table of rank {} ({:.1}% full)",
+            r.rank,
+            r.jobs,
+            r.jobs_moved,
+            r.nodes,
+            r.busy_pct,
+            r.table_rank,
+            100.0 * r.table.fill
         );
     }
     text
@@ -132,6 +163,7 @@ pub fn with_mpi_ranks<R>(
         });
         tables_of_ranks(&world, table_rank);
         serve(&world, &table, threads, send_buffer);
+        report_table_use(&world, &table, send_buffer);
         return Ok(None);
     }
     let table_ranks = tables_of_ranks(&world, 0).expect("rank 0 gathers the tables");
@@ -143,7 +175,7 @@ pub fn with_mpi_ranks<R>(
     let mut workers = MpiWorkers::new(&world, threads, assignment, send_buffer, &table_ranks);
     let mut table = open_table(search)?;
     let result = root(&options, &table, &mut workers)?;
-    workers.stop();
+    let ranks = workers.finish();
     table.flush(true)?;
-    Ok(Some((result, workers.ranks())))
+    Ok(Some((result, ranks)))
 }
