@@ -103,7 +103,7 @@ def main():
     parser.add_argument("--options", default="",
                         help="more `uttt solve` options for the runs of the default engine")
     parser.add_argument("--ceiling", type=float, metavar="SECONDS",
-                        help="first measure the machine's bound: as many one-threaded DFPN "
+                        help="first measure what every core busy costs: as many one-threaded DFPN "
                              "searches as the most threads of any run, at once, each for "
                              "SECONDS on the first position (each its own table)")
     args = parser.parse_args()

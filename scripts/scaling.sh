@@ -14,7 +14,8 @@
 # (`--mpi ""` leaves them out).
 # With --ceiling S it first measures the machine's own bound: as many one-threaded DFPN
 # searches at once as the most threads of any run, S seconds each on the first position, against
-# one alone; their nodes per second bound every engine's (skipped with more threads than cores).
+# one alone: what every core busy costs each search here, whatever the engine (skipped with more
+# threads than cores).
 # With --baseline BIN (an earlier MPI build) its MPI runs follow this build's, position by position.
 # Usage: scripts/scaling.sh [--uttt BIN] [--baseline BIN] [--lines 48,58] [--threads 2,4,8,16]
 #        [--mpi 4x4,8x2,16x1] [--table-mem 512M] [--limit S] [--options "..."] [--mpirun "..."]
