@@ -38,6 +38,7 @@ def figures(report, one):
     if one is not None and one["result"] not in ("unknown", "error") and one["nodes"] > 0:
         row["overhead"] = report["nodes"] / one["nodes"]
         row["speedup"] = one["time_ms"] / max(report["time_ms"], 1)
+        row["one_time"] = one["time_ms"] / 1000
     return row
 
 
@@ -174,7 +175,7 @@ def main():
             print(f"line {number}: DISAGREEMENT {sorted(answers)}", flush=True)
 
     print(f"\n{'configuration':>18} {'positions':>9} {'overhead':>8} {'speed-up':>8} "
-          f"{'nodes/s':>8} {'root busy':>9} {'workers busy':>12}")
+          f"{'of total':>8} {'nodes/s':>8} {'root busy':>9} {'workers busy':>12}")
     for name, _, _ in configs:
         done = rows[name]
         if not done:
@@ -182,13 +183,17 @@ def main():
             continue
         overhead = geometric_mean([r["overhead"] for r in done])
         speedup = geometric_mean([r["speedup"] for r in done])
+        total = sum(r["one_time"] for r in done) / max(sum(r["time"] for r in done), 1e-9)
         nps = geometric_mean([r["nps"] for r in done]) / 1e6
         root = sum(r.get("root_busy", 0) for r in done) / len(done)
         workers = sum(r.get("workers_busy", 0) for r in done) / len(done)
-        print(f"{name:>18} {len(done):>9} {overhead:>8.2f} {speedup:>8.2f} {nps:>7.2f}M "
+        print(f"{name:>18} {len(done):>9} {overhead:>8.2f} {speedup:>8.2f} {total:>8.2f} "
+              f"{nps:>7.2f}M "
               f"{root:>8.1f}% {workers:>11.0f}%")
     print("(geometric means of overhead, speed-up and nodes per second over the positions "
-          "both the configuration and one-threaded DFPN settled; busy shares are plain means)")
+          "both the configuration and one-threaded DFPN settled; of total: their one-threaded "
+          "times together / their times together, which the longest solves weigh most; busy "
+          "shares are plain means)")
     sys.exit(1 if failures else 0)
 
 

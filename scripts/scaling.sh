@@ -5,13 +5,15 @@
 # process with the same table size (default 512M). Prints per position and run the answer,
 # time, nodes, nodes per second, search overhead (nodes / one-threaded DFPN's nodes), speed-up
 # (one-threaded DFPN's time / time) and the busy shares of the root and of the workers; then
-# per configuration the geometric means over the positions it settled. Says which figures hold
+# per configuration the geometric means over the positions it settled, and the speed-up of their
+# times together (which the longest solves weigh most). Says which figures hold
 # on the machine it ran on: with more threads than cores, only the search overhead does.
 # Flags a disagreement between any two answers (exit 1).
 # Default positions: lines 48, 58, 90, 40, 70, 84 of positions/reach.txt (one-threaded DFPN
 # settles each in 9-40 s on the 2-core machine; wins of X and O and draws, from played games
 # and from playouts). The MPI runs need a build with `--features mpi` and Open MPI's mpirun
-# (`--mpi ""` leaves them out).
+# (`--mpi ""` leaves them out). On a machine of many cores these solves take seconds, and a
+# few longer ones show what reach gets: lines 24 and 46 take one-threaded DFPN 3-6 minutes.
 # With --ceiling S it first measures the machine's own bound: as many one-threaded DFPN
 # searches at once as the most threads of any run, S seconds each on the first position, against
 # one alone: what every core busy costs each search here, whatever the engine (skipped with more
