@@ -14,10 +14,10 @@
 # and from playouts). The MPI runs need a build with `--features mpi` and Open MPI's mpirun
 # (`--mpi ""` leaves them out). On a machine of many cores these solves take seconds, and a
 # few longer ones show what reach gets: lines 24 and 46 take one-threaded DFPN 3-6 minutes.
-# With --ceiling S it first measures the machine's own bound: as many one-threaded DFPN
-# searches at once as the most threads of any run, S seconds each on the first position, against
-# one alone: what every core busy costs each search here, whatever the engine (skipped with more
-# threads than cores).
+# With --ceiling S it first measures what every core busy costs each search here, whatever the
+# engine: as many one-threaded DFPN searches at once as the most threads of any run, S seconds
+# each on the first position (each its own table), against one alone (skipped with more threads
+# than cores).
 # With --baseline BIN (an earlier MPI build) its MPI runs follow this build's, position by position.
 # Usage: scripts/scaling.sh [--uttt BIN] [--baseline BIN] [--lines 48,58] [--threads 2,4,8,16]
 #        [--mpi 4x4,8x2,16x1] [--table-mem 512M] [--limit S] [--options "..."] [--mpirun "..."]
