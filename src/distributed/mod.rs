@@ -211,6 +211,31 @@ pub struct TableUse {
 }
 
 impl TableUse {
+    /// The tables the worker ranks of `ranks` searched against, together: each once, however
+    /// many ranks share it (see [`root::table_indices`]), their sizes and entries added and
+    /// their fills averaged by entries.
+    pub fn of_tables(ranks: &[RankReport]) -> TableUse {
+        let table_ranks: Vec<usize> = ranks.iter().map(|r| r.table_rank).collect();
+        let mut tables: Vec<TableUse> = Vec::new();
+        for (rank, &table) in ranks.iter().zip(&root::table_indices(&table_ranks)) {
+            // Tables are numbered in the order they first appear: this is its first rank.
+            if table == tables.len() {
+                tables.push(rank.table);
+            }
+        }
+        let entries: u64 = tables.iter().map(|t| t.entries).sum();
+        TableUse {
+            bytes: tables.iter().map(|t| t.bytes).sum(),
+            active_bytes: tables.iter().map(|t| t.active_bytes).sum(),
+            entries,
+            fill: tables
+                .iter()
+                .map(|t| t.fill * t.entries as f64)
+                .sum::<f64>()
+                / entries.max(1) as f64,
+        }
+    }
+
     /// What `table` holds now.
     pub fn of(table: &Table) -> TableUse {
         TableUse {
@@ -323,6 +348,34 @@ mod tests {
             result_bytes <= BUFFERED_MESSAGE_BYTES,
             "a result of {result_bytes} bytes"
         );
+    }
+
+    #[test]
+    fn the_tables_of_ranks_together_count_each_shared_table_once() {
+        let table = |bytes: u64, fill: f64| TableUse {
+            bytes,
+            active_bytes: bytes / 2,
+            entries: bytes / 16,
+            fill,
+        };
+        let rank = |rank: usize, table_rank: usize, table: TableUse| RankReport {
+            rank,
+            table_rank,
+            table,
+            ..RankReport::default()
+        };
+        // Ranks 1 and 2 share rank 1's table, rank 3 keeps its own, twice as large.
+        let ranks = [
+            rank(1, 1, table(1 << 20, 0.5)),
+            rank(2, 1, table(1 << 20, 0.5)),
+            rank(3, 3, table(2 << 20, 0.2)),
+        ];
+        let together = TableUse::of_tables(&ranks);
+        assert_eq!(together.bytes, 3 << 20);
+        assert_eq!(together.active_bytes, 3 << 19);
+        assert_eq!(together.entries, (3 << 20) / 16);
+        assert!((together.fill - 0.3).abs() < 1e-12, "{together:?}");
+        assert_eq!(TableUse::of_tables(&[]), TableUse::default());
     }
 
     #[test]

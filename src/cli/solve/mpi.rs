@@ -11,6 +11,7 @@ use crate::db::Source;
 use crate::distributed::{
     ask_for_large_eager_messages, attach_send_buffer, cpu_shortfall_warning, machine_table,
     report_table_use, serve, tables_of_ranks, worker_ranks, Assignment, MpiWorkers, RankReport,
+    TableUse,
 };
 use crate::search::{Engine, SolveOptions};
 use crate::services::{SolveReport, Solver};
@@ -72,22 +73,12 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
 /// job's result carries its own.
 fn as_the_worker_ranks_searched(report: &mut SolveReport, ranks: &[RankReport]) {
     report.threads = ranks.iter().map(|r| r.threads).sum();
-    let mut tables: Vec<&RankReport> = Vec::new();
-    for rank in ranks {
-        if !tables.iter().any(|t| t.table_rank == rank.table_rank) {
-            tables.push(rank);
-        }
-    }
-    let entries: u64 = tables.iter().map(|t| t.table.entries).sum();
+    let tables = TableUse::of_tables(ranks);
     let table = &mut report.table;
-    table.bytes = tables.iter().map(|t| t.table.bytes).sum();
-    table.active_bytes = tables.iter().map(|t| t.table.active_bytes).sum();
-    table.entries = entries;
-    table.fill = tables
-        .iter()
-        .map(|t| t.table.fill * t.table.entries as f64)
-        .sum::<f64>()
-        / entries.max(1) as f64;
+    table.bytes = tables.bytes;
+    table.active_bytes = tables.active_bytes;
+    table.entries = tables.entries;
+    table.fill = tables.fill;
 }
 
 /// Each worker rank's figures, a line each.
