@@ -217,6 +217,59 @@ fn bad_campaign_requests_are_refused_with_a_reason() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A kept tree damaged in its file so that one node has two parents, one of them below it
+/// (every node is still reached once from the root, so the check before this one let it
+/// through, and the search hung in the cycle) is refused with the reason before the campaign
+/// searches.
+#[test]
+fn a_campaign_whose_kept_tree_is_damaged_is_refused_with_a_reason() {
+    let dir = temp_dir("campaign-damaged-tree");
+    let db = dir.join("c.db");
+    let db = db.to_str().unwrap();
+    let run = ["campaign", "run", POSITION, "--db", db, "--threads", "1"];
+    let (code, _, err) = run_uttt(&[&run[..], &["--node-limit", "300000"]].concat());
+    assert_eq!(code, 1, "the node limit stops it: {err}");
+    {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        let mut roots = conn
+            .prepare("SELECT campaign, attacker, first_child FROM campaign_nodes WHERE id = 0")
+            .unwrap();
+        let trees: Vec<(i64, String, i64)> = roots
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(!trees.is_empty());
+        for (campaign, attacker, first_child) in trees {
+            // The last leaf of the tree gets the root's first child as its own.
+            let changed = conn
+                .execute(
+                    "UPDATE campaign_nodes SET first_child = ?3
+                     WHERE campaign = ?1 AND attacker = ?2 AND id = (
+                         SELECT MAX(id) FROM campaign_nodes
+                         WHERE campaign = ?1 AND attacker = ?2 AND first_child = 4294967295)",
+                    rusqlite::params![campaign, attacker, first_child],
+                )
+                .unwrap();
+            assert_eq!(changed, 1);
+        }
+    }
+    // Killed after a minute (SIGKILL: SIGTERM only asks the search to stop, and the search
+    // followed the cycle for ever before the check).
+    let out = std::process::Command::new("timeout")
+        .args(["-s", "KILL", "60", env!("CARGO_BIN_EXE_uttt")])
+        .args(run)
+        .output()
+        .expect("timeout runs uttt");
+    let (code, err) = (out.status.code(), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("a damaged campaign tree: node") && err.contains("is linked twice"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_campaign_with_a_tiny_table_resumes_after_node_limits_to_the_plain_answer() {
     let dir = temp_dir("campaign-tiny");

@@ -355,6 +355,50 @@ impl Database {
     }
 }
 
+/// What keeps the kept tree `nodes` (as [`Database::kept_tree`] gives it, its links in range)
+/// from being a tree the search can take whole at `root`, or `None` when nothing does: every
+/// node but the root must be linked exactly once (as a first child or a next sibling), the
+/// root never, so that following the links reaches each node once and never loops; and every
+/// child's square must be a legal move of its parent, no two siblings playing the same one.
+/// The search follows these links as they are (a loop would hang it, a node of two parents
+/// take the results of both), so a damaged file is refused before it starts.
+pub fn kept_tree_defect(nodes: &[KeptNode], root: &Position) -> Option<String> {
+    if nodes.is_empty() {
+        return None;
+    }
+    let mut linked = vec![false; nodes.len()];
+    linked[0] = true;
+    let mut stack = vec![(0usize, *root)];
+    // Each pass of the inner loop links a node not linked before, or returns.
+    while let Some((parent, pos)) = stack.pop() {
+        let mut squares = 0u128;
+        let mut link = nodes[parent].first_child;
+        while let Some(child) = nodes.get(link as usize) {
+            let id = link as usize;
+            if std::mem::replace(&mut linked[id], true) {
+                return Some(format!("node {id} is linked twice"));
+            }
+            let square = child.square;
+            let mv = (square < 81).then(|| Move::from_square(usize::from(square)));
+            let Some(mv) = mv.filter(|&mv| pos.is_legal(mv)) else {
+                return Some(format!(
+                    "node {id}'s square {square} is no legal move there"
+                ));
+            };
+            if squares & (1 << square) != 0 {
+                return Some(format!(
+                    "two children of node {parent} play square {square}"
+                ));
+            }
+            squares |= 1 << square;
+            stack.push((id, pos.play(mv)));
+            link = child.next_sibling;
+        }
+    }
+    let unlinked = linked.iter().filter(|&&l| !l).count();
+    (unlinked > 0).then(|| format!("{unlinked} of its {} nodes are not linked", nodes.len()))
+}
+
 /// Calls `f` with every node of the kept tree `nodes` (as [`Database::kept_tree`] gives it)
 /// and its position, the tree's root being `root`, parents before children. Each node is
 /// visited at most once and a sibling chain followed at most as far as there are nodes, so

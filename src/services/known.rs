@@ -4,7 +4,7 @@
 
 use super::report::{BinaryOutcome, DatabaseReport, SolveReport, Verdict};
 use crate::db::campaign::{
-    walk_kept_tree, CampaignId, KeptNode, Progress, Question, Totals, TrendSample,
+    kept_tree_defect, CampaignId, KeptNode, Progress, Question, Totals, TrendSample,
 };
 use crate::db::{now_seconds, Database, DbError, Fact, Known, Source};
 use crate::game::{Move, Player, Position};
@@ -156,15 +156,9 @@ impl<'a> DatabaseKeeper<'a> {
     ) -> Result<DatabaseKeeper<'a>, DbError> {
         let question = Question { campaign, attacker };
         let kept = database.kept_tree(question)?;
-        // Every node must be reached from the root by legal moves: the search replays them.
-        let mut reached = 0;
-        walk_kept_tree(&kept, root, |_, _| reached += 1);
-        if reached != kept.len() {
-            return Err(database.damaged(&format!(
-                "a campaign tree of which {} of {} nodes are reached by legal moves",
-                reached,
-                kept.len()
-            )));
+        // The search takes the tree whole, following its links and replaying its moves.
+        if let Some(defect) = kept_tree_defect(&kept, root) {
+            return Err(database.damaged(&format!("a damaged campaign tree: {defect}")));
         }
         let totals = database.totals(question)?;
         Ok(DatabaseKeeper {

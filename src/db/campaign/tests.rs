@@ -174,6 +174,48 @@ fn a_damaged_tree_is_refused() {
 }
 
 #[test]
+fn a_kept_tree_the_search_cannot_take_whole_is_named_as_damaged() {
+    // From the start: the root, its children at squares 40 and 8 (sending O to boards 4 and
+    // 8), and below 40 a child at square 36 (board 4), so node 3's parent is node 1.
+    let node = |id, first_child, next_sibling, square| KeptNode {
+        id,
+        first_child,
+        next_sibling,
+        phi: 1,
+        delta: 1,
+        work: 1,
+        square,
+    };
+    let sound = vec![
+        node(0, 1, NO_NODE, 0),
+        node(1, 3, 2, 40),
+        node(2, NO_NODE, NO_NODE, 8),
+        node(3, NO_NODE, NO_NODE, 36),
+    ];
+    let start = Position::start();
+    assert_eq!(kept_tree_defect(&sound, &start), None);
+    assert_eq!(kept_tree_defect(&[], &start), None);
+    let defect = |change: &dyn Fn(&mut Vec<KeptNode>)| {
+        let mut tree = sound.clone();
+        change(&mut tree);
+        kept_tree_defect(&tree, &start).expect("a defect")
+    };
+    // A sibling chain that loops back, which would never end.
+    assert!(defect(&|t| t[2].next_sibling = 1).contains("node 1 is linked twice"));
+    // Node 2 also a child of node 3: two parents (the walk of the last check reached every
+    // node once all the same).
+    assert!(defect(&|t| t[3].first_child = 2).contains("node 2 is linked twice"));
+    // The root linked as a child.
+    assert!(defect(&|t| t[3].first_child = 0).contains("node 0 is linked twice"));
+    // Two children of the root with the same move.
+    assert!(defect(&|t| t[2].square = 40).contains("two children of node 0 play square 40"));
+    // A move O cannot make after X's 40 (board 4 is where O must play).
+    assert!(defect(&|t| t[3].square = 8).contains("node 3's square 8 is no legal move"));
+    // A node no link reaches.
+    assert!(defect(&|t| t[1].first_child = NO_NODE).contains("1 of its 4 nodes are not linked"));
+}
+
+#[test]
 fn a_version_1_database_gains_campaigns_and_keeps_its_facts() {
     let file = TempPath::new("campaign-v1");
     {
