@@ -13,8 +13,10 @@
 //! workers idle. For the same reason the root starts expanded when more than one job fits.
 //! Nodes store no positions: the root replays moves while walking down.
 //!
-//! Results find their leaf again by the moves of their path, never by a node id, so a subtree
-//! freed (once solved) while a job was in flight below it simply drops that job's result.
+//! Results find their leaf again by the moves of their path, never by a node id. A solved
+//! subtree is freed only once no job below it is in flight, so every result finds its leaf; a
+//! result whose walk ended early (no node for a move of its path) would count its work and
+//! change nothing else.
 
 use super::dfpn::{Dfpn, Limits};
 use super::job::{Job, JobResult, JobTerms, WorkBudget};

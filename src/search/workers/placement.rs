@@ -13,7 +13,8 @@ use std::collections::{HashMap, VecDeque};
 pub const SHARE_MIN_WORK: u64 = 16;
 
 /// Which worker's table knows each subtree of the root tree: the worker that was sent the
-/// last job at each path.
+/// last job at each path (when it was sent, or, for a job held at the root, when it left for
+/// the worker that took it).
 #[derive(Default)]
 pub struct Owners(HashMap<Vec<u8>, usize>);
 
@@ -97,8 +98,17 @@ pub struct Placement<J> {
     capacities: Vec<usize>,
     /// Whether jobs may wait for their owner (locality assignment).
     holds: bool,
-    /// Held jobs with the worker they wait for (`None`: any), oldest first.
-    held: VecDeque<(Option<usize>, J)>,
+    /// Held jobs, oldest first.
+    held: VecDeque<Held<J>>,
+}
+
+/// A job held at the root.
+struct Held<J> {
+    /// The worker it waits for (`None`: any).
+    worker: Option<usize>,
+    /// Its leaf's path, whose subtree goes to the worker that takes it.
+    path: Vec<u8>,
+    job: J,
 }
 
 /// A job [`Placement::submit`] sends now.
@@ -154,7 +164,7 @@ impl<J> Placement<J> {
         let owner = self.owners.of(path);
         let full = |worker: usize| self.in_flight[worker] >= self.capacities[worker];
         let wait_for_owner = owner.is_some_and(|owner| {
-            let waiting = self.held.iter().filter(|(w, _)| *w == Some(owner)).count();
+            let waiting = self.held.iter().filter(|h| h.worker == Some(owner)).count();
             full(owner) && self.held.len() < self.hold_slots() && waiting < self.capacities[owner]
         });
         let room = worker_with_room(&self.in_flight, preferred, &self.capacities);
@@ -162,7 +172,11 @@ impl<J> Placement<J> {
             if let Some(owner) = owner {
                 self.owners.record(path, owner);
             }
-            self.held.push_back((owner, job));
+            self.held.push_back(Held {
+                worker: owner,
+                path: path.to_vec(),
+                job,
+            });
             return None;
         }
         let placed = self
@@ -173,22 +187,24 @@ impl<J> Placement<J> {
     }
 
     /// Takes back a job finished by `worker`; returns the oldest job held for it (or for any
-    /// worker), now in flight there, if any.
+    /// worker), now in flight there and its subtree's owner's (a job held for any worker is
+    /// at a subtree nobody searched, so it moves none), if any.
     pub fn finished(&mut self, worker: usize) -> Option<J> {
         self.in_flight[worker] -= 1;
         let index = self
             .held
             .iter()
-            .position(|(w, _)| w.is_none_or(|w| w == worker))?;
-        let (_, job) = self.held.remove(index)?;
+            .position(|h| h.worker.is_none_or(|w| w == worker))?;
+        let held = self.held.remove(index)?;
+        self.owners.record(&held.path, worker);
         self.in_flight[worker] += 1;
-        Some(job)
+        Some(held.job)
     }
 
     /// Every held job, oldest first, which will not be sent any more: for an abort, after
     /// which the root takes them back unrun (see [`super::Workers::abort`]).
     pub fn take_held(&mut self) -> Vec<J> {
-        self.held.drain(..).map(|(_, job)| job).collect()
+        self.held.drain(..).map(|held| held.job).collect()
     }
 
     /// The jobs in flight at each worker.
@@ -300,8 +316,11 @@ mod tests {
         // first worker to finish, as does a job at a subtree nobody owns.
         assert_eq!(placement.submit(&[1, 2], 0, 5), None);
         assert_eq!(placement.submit(&[3], 0, 6), None);
+        assert_eq!(placement.owner(&[3]), None);
         assert_eq!(placement.finished(1), Some(4));
         assert_eq!(placement.finished(1), Some(6));
+        // The subtree nobody had searched belongs to the worker that took its held job.
+        assert_eq!(placement.owner(&[3, 7]), Some(1));
         assert_eq!(placement.finished(1), None);
         assert_eq!(placement.finished(0), Some(3));
         assert_eq!(placement.finished(0), Some(5));
