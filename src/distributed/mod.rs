@@ -14,11 +14,12 @@
 //!
 //! Locality: a job goes back to the table whose ranks ran the last job at its leaf, or else
 //! at the leaf's nearest ancestor that had one, since that table holds the subtree, and there
-//! to the rank of that table with the fewest jobs; when the table's ranks are full the job
+//! to the rank of that table with the most room for jobs; when the table's ranks are full the job
 //! waits at rank 0 for them within bounds, and past them the table with most room takes the
 //! job (and owns the leaf from then on); see
 //! [`Placement`](crate::search::workers::placement::Placement), whose workers are the tables.
-//! Each rank holds a job per thread and some more ([`jobs_per_rank`]), so that a thread finds
+//! Each rank holds a job per thread (its own threads: ranks may differ) and some more
+//! ([`jobs_per_rank`]), so that a thread finds
 //! its next job waiting when it finishes one instead of idling through the message round
 //! trip.
 //!
@@ -69,7 +70,7 @@ pub use buffer::{attach_send_buffer, send_buffer_bytes, SendBuffer};
 pub use open_mpi::ask_for_large_eager_messages;
 pub use rank::{cpu_shortfall_warning, report_table_use, serve};
 pub use root::MpiWorkers;
-pub use tables::{machine_table, tables_of_ranks, worker_ranks};
+pub use tables::{gather_worker_ranks, machine_table, worker_ranks, WorkerRankSetup};
 
 use crate::search::dfpn::TableEntry;
 use crate::search::workers::spare_jobs;
@@ -111,8 +112,9 @@ const WORKER_WAIT: Duration = Duration::from_micros(100);
 /// cover it alone. The value and the alternatives tried are in BENCHMARKS.md (MPI, and
 /// Scaling).
 const MIN_JOB_WORK: u64 = 1_000;
-/// Solved subtrees rank 0 holds at most for one worker rank until that rank's next jobs; the
-/// oldest are dropped first (they are facts the rank may find again, not work it owes). They
+/// Solved subtrees rank 0 holds at most for one table (the worker ranks that share it) until
+/// its ranks' next jobs; the oldest are dropped first (they are facts its ranks may find again,
+/// not work they owe). They
 /// ride on jobs because messages of their own would keep rank 0 waiting for their sends, time
 /// in which no result reaches the root tree and no new job goes out.
 const MAX_UNSENT_LEARNED: usize = 65_536;
@@ -393,11 +395,16 @@ mod tests {
         let slot = BUFFERED_MESSAGE_BYTES + BSEND_OVERHEAD_BYTES;
         // Rank 0 of `-np 3 --threads 1`: two worker ranks of two jobs each (one running, one
         // waiting).
-        assert_eq!(send_buffer_bytes(0, 3, 1), Some(2 * 2 * 2 * slot));
+        assert_eq!(send_buffer_bytes(&[1, 1]), Some(2 * 2 * 2 * slot));
+        // Worker ranks of different threads: each holds its own jobs.
+        assert_eq!(
+            send_buffer_bytes(&[1, 4, 16]),
+            Some(2 * (2 + 5 + 20) * slot)
+        );
         // A worker rank sends to rank 0 alone: four threads hold five jobs.
-        assert_eq!(send_buffer_bytes(2, 3, 4), Some(2 * 5 * slot));
-        assert_eq!(send_buffer_bytes(1, 2, 16), Some(2 * 20 * slot));
+        assert_eq!(send_buffer_bytes(&[4]), Some(2 * 5 * slot));
+        assert_eq!(send_buffer_bytes(&[16]), Some(2 * 20 * slot));
         // Beyond what MPI can attach, no buffer.
-        assert_eq!(send_buffer_bytes(0, 100_000, 64), None);
+        assert_eq!(send_buffer_bytes(&vec![64; 99_999]), None);
     }
 }

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::search::dfpn::{Limits, Poll};
 use crate::search::handover::install;
-use crate::search::workers::serve_jobs;
+use crate::search::workers::spawn_workers;
 use crate::search::{Job, JobResult};
 use crate::table::Table;
 use mpi::topology::{Process, SimpleCommunicator};
@@ -15,6 +15,10 @@ use mpi::traits::*;
 use std::cmp::Reverse;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+
+/// The exit code of a Rust program that panicked: the MPI job's when a worker rank's search
+/// thread panicked (the thread has said why on standard error).
+const PANIC_EXIT_CODE: i32 = 101;
 
 /// What a worker rank says when it may run on fewer CPUs than it has worker threads, or
 /// `None` when it has enough. `mpirun` binds each rank to one core by default when it starts
@@ -39,19 +43,21 @@ pub fn cpu_shortfall_warning(rank: usize, threads: usize, cpus: usize) -> Option
 pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buffer: SendBuffer) {
     let threads = threads.max(1);
     let abort = AtomicBool::new(false);
+    let failed = AtomicBool::new(false);
     let limits = Limits::stop_only(&abort);
     let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();
     std::thread::scope(|scope| {
-        for _ in 1..threads {
-            let job_rx = job_rx.clone();
-            let result_tx = result_tx.clone();
-            scope.spawn(move || {
-                serve_jobs(job_rx, table, limits, |result| {
-                    result_tx.send(result).is_ok()
-                });
-            });
-        }
+        // This thread is the rank's last search thread.
+        spawn_workers(
+            scope,
+            threads - 1,
+            &job_rx,
+            &result_tx,
+            table,
+            limits,
+            &failed,
+        );
         let mut rank = WorkerRank {
             root_rank: world.process_at_rank(0),
             send_buffer,
@@ -64,6 +70,14 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buf
             stopped: false,
         };
         loop {
+            if failed.load(Ordering::Relaxed) {
+                // Its job's result will never come, and rank 0 would wait for it for ever.
+                eprintln!(
+                    "uttt: rank {}: a search thread failed; ending the MPI job",
+                    world.rank()
+                );
+                world.abort(PANIC_EXIT_CODE);
+            }
             let came = rank.pass_messages();
             if rank.stopped {
                 break;
@@ -105,10 +119,7 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buf
 /// plain send of a few dozen bytes, which MPI libraries send at once.
 pub fn report_table_use(world: &SimpleCommunicator, table: &Table, send_buffer: SendBuffer) {
     let root = world.process_at_rank(0);
-    let bytes = encode(&TableUse::of(table));
-    if !send_buffer.try_send_with_tag(&root, &bytes, TABLE_USE_TAG) {
-        root.send_with_tag(&bytes[..], TABLE_USE_TAG);
-    }
+    send_buffer.send_with_tag(&root, &encode(&TableUse::of(table)), TABLE_USE_TAG);
 }
 
 /// A worker rank's main thread's state: the messages it passes between rank 0 and the rank's
@@ -181,9 +192,7 @@ impl WorkerRank<'_> {
     /// Sends a job's result to rank 0.
     fn forward(&mut self, result: JobResult) {
         let bytes = encode(&share_most_work(result));
-        if !self.send_buffer.try_send(&self.root_rank, &bytes) {
-            self.root_rank.send_with_tag(&bytes[..], TAG);
-        }
+        self.send_buffer.send_with_tag(&self.root_rank, &bytes, TAG);
         self.held -= 1;
     }
 }

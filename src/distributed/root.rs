@@ -1,8 +1,8 @@
 //! Rank 0's side: the transport whose jobs run on the other ranks.
 
 use super::{
-    encode, jobs_per_rank, Assignment, RankReport, SendBuffer, ToWorker, IDLE, LEARNED_PER_JOB,
-    MAX_UNSENT_LEARNED, MIN_JOB_WORK, TABLE_USE_TAG, TAG,
+    encode, jobs_per_rank, Assignment, RankReport, SendBuffer, ToWorker, WorkerRankSetup, IDLE,
+    LEARNED_PER_JOB, MAX_UNSENT_LEARNED, MIN_JOB_WORK, TABLE_USE_TAG, TAG,
 };
 use crate::search::dfpn::TableEntry;
 use crate::search::handover::{Snapshots, HANDED_OVER_ENTRIES};
@@ -10,6 +10,7 @@ use crate::search::workers::placement::{Placement, SHARE_MIN_WORK};
 use crate::search::{Job, JobResult, JobTerms, Workers};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use std::cmp::Reverse;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -21,7 +22,8 @@ const MAX_SNAPSHOTS: usize = 4_096;
 pub struct MpiWorkers<'a> {
     world: &'a SimpleCommunicator,
     send_buffer: SendBuffer,
-    threads_per_rank: usize,
+    /// The jobs each worker rank (rank − 1) may have in flight ([`jobs_per_rank`]).
+    capacity: Vec<usize>,
     assignment: Assignment,
     figures: Vec<RankReport>,
     busy_ns: Vec<u64>,
@@ -45,39 +47,40 @@ pub struct MpiWorkers<'a> {
 }
 
 impl<'a> MpiWorkers<'a> {
-    /// The workers of every rank but this one (rank 0), `threads_per_rank` each; jobs go
-    /// through `send_buffer` (see [`super::attach_send_buffer`]). `table_ranks[r − 1]` names
-    /// the table of worker rank `r` by the world rank that made it (see
-    /// [`super::tables_of_ranks`]).
+    /// The workers of every rank but this one (rank 0); jobs go through `send_buffer` (see
+    /// [`super::attach_send_buffer`]). `setups[r − 1]` gives worker rank `r`'s threads and
+    /// names its table by the world rank that made it (see [`super::gather_worker_ranks`]).
     pub fn new(
         world: &'a SimpleCommunicator,
-        threads_per_rank: usize,
         assignment: Assignment,
         send_buffer: SendBuffer,
-        table_ranks: &[usize],
+        setups: &[WorkerRankSetup],
     ) -> MpiWorkers<'a> {
         let ranks = world.size() as usize - 1;
-        assert_eq!(table_ranks.len(), ranks, "a table for each worker rank");
-        let table_of = table_indices(table_ranks);
+        assert_eq!(setups.len(), ranks, "a setup for each worker rank");
+        let table_ranks: Vec<usize> = setups.iter().map(|s| s.table_rank).collect();
+        let threads: Vec<usize> = setups.iter().map(|s| s.threads.max(1)).collect();
+        let capacity: Vec<usize> = threads.iter().map(|&t| jobs_per_rank(t)).collect();
+        let table_of = table_indices(&table_ranks);
         let tables = table_of.iter().max().map_or(0, |&last| last + 1);
         let mut capacities = vec![0; tables];
-        for &table in &table_of {
-            capacities[table] += jobs_per_rank(threads_per_rank);
+        for (&table, &jobs) in table_of.iter().zip(&capacity) {
+            capacities[table] += jobs;
         }
         MpiWorkers {
             world,
             send_buffer,
-            threads_per_rank: threads_per_rank.max(1),
             assignment,
             placement: Placement::with_capacities(capacities, assignment == Assignment::Locality),
             figures: (1..=ranks)
                 .map(|rank| RankReport {
                     rank,
-                    threads: threads_per_rank.max(1),
+                    threads: threads[rank - 1],
                     table_rank: table_ranks[rank - 1],
                     ..RankReport::default()
                 })
                 .collect(),
+            capacity,
             in_flight: vec![0; ranks],
             table_of,
             busy_ns: vec![0; ranks],
@@ -168,13 +171,16 @@ impl<'a> MpiWorkers<'a> {
         );
     }
 
-    /// The worker rank (rank − 1) of `table` with the fewest jobs in flight (the first on
-    /// ties). The placement gives a table a job only while its ranks have room together, and
-    /// every rank takes as many, so this rank has room.
-    fn least_busy_rank_of(&self, table: usize) -> usize {
+    /// The worker rank (rank − 1) of `table` with the most room for jobs (the first on
+    /// ties). The placement gives a table a job only while its ranks have room together, so
+    /// this rank has room.
+    fn roomiest_rank_of(&self, table: usize) -> usize {
         (0..self.table_of.len())
             .filter(|&worker| self.table_of[worker] == table)
-            .min_by_key(|&worker| self.in_flight[worker])
+            .max_by_key(|&worker| {
+                let room = self.capacity[worker].saturating_sub(self.in_flight[worker]);
+                (room, Reverse(worker))
+            })
             .expect("every table has a rank")
     }
 
@@ -185,7 +191,7 @@ impl<'a> MpiWorkers<'a> {
             .iter()
             .zip(&self.busy_ns)
             .map(|(f, &busy)| RankReport {
-                busy_pct: 100.0 * busy as f64 / 1e9 / (wall * self.threads_per_rank as f64),
+                busy_pct: 100.0 * busy as f64 / 1e9 / (wall * f.threads as f64),
                 ..f.clone()
             })
             .collect()
@@ -241,11 +247,11 @@ impl Drop for MpiWorkers<'_> {
 
 impl Workers for MpiWorkers<'_> {
     fn slots(&self) -> usize {
-        self.figures.len() * jobs_per_rank(self.threads_per_rank) + self.placement.hold_slots()
+        self.capacity.iter().sum::<usize>() + self.placement.hold_slots()
     }
 
     fn threads(&self) -> usize {
-        self.figures.len() * self.threads_per_rank
+        self.figures.iter().map(|f| f.threads).sum()
     }
 
     fn terms(&self) -> JobTerms {
@@ -272,7 +278,7 @@ impl Workers for MpiWorkers<'_> {
         // Owners are kept under either assignment, so that both report the jobs they moved.
         if let Some(sent) = self.placement.submit(&path, preferred, job) {
             let moved = sent.placed.moved_from.is_some();
-            let worker = self.least_busy_rank_of(sent.placed.worker);
+            let worker = self.roomiest_rank_of(sent.placed.worker);
             if moved {
                 self.figures[worker].jobs_moved += 1;
             }

@@ -5,9 +5,9 @@
 //! ranks on separate machines would: a setting for measuring what separate tables cost, and
 //! for machines whose shared memory cannot hold a table.
 //!
-//! Rank 0 learns which ranks share a table ([`tables_of_ranks`]), so that it treats them as one
-//! worker for locality and sends them what other tables solved once (see
-//! [`super::MpiWorkers`]).
+//! Rank 0 learns which ranks share a table, and each rank's threads ([`gather_worker_ranks`]),
+//! so that it treats the ranks of a table as one worker for locality and sends them what other
+//! tables solved once (see [`super::MpiWorkers`]).
 
 use crate::table::Table;
 use mpi::collective::SystemOperation;
@@ -121,19 +121,40 @@ fn path_in(bytes: &[u8]) -> Option<PathBuf> {
     (!text.is_empty()).then(|| PathBuf::from(text))
 }
 
-/// For rank 0, the table each worker rank searches against: for worker rank `r`, entry
-/// `r − 1` is the world rank of the rank that made its table (itself when it keeps its own).
-/// Every rank calls it (it is collective); a worker rank gives its `table_rank` and gets
-/// `None`.
-pub fn tables_of_ranks(world: &SimpleCommunicator, table_rank: usize) -> Option<Vec<usize>> {
+/// What rank 0 learns of each worker rank at the start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkerRankSetup {
+    /// The world rank of the rank that made the table it searches against (itself when it
+    /// keeps its own).
+    pub table_rank: usize,
+    /// Its search threads: its own `--threads`, whose default is its own machine's
+    /// parallelism, so that ranks on machines of different sizes may differ.
+    pub threads: usize,
+}
+
+/// For rank 0, each worker rank's setup: entry `r − 1` for worker rank `r`. Every rank calls it
+/// (it is collective); a worker rank gives its own and gets `None` (rank 0's `mine` is not
+/// used).
+pub fn gather_worker_ranks(
+    world: &SimpleCommunicator,
+    mine: WorkerRankSetup,
+) -> Option<Vec<WorkerRankSetup>> {
     let root = world.process_at_rank(0);
-    let mine = table_rank as u64;
+    let mine = [mine.table_rank as u64, mine.threads as u64];
     if world.rank() == 0 {
-        let mut all = vec![0u64; world.size() as usize];
-        root.gather_into_root(&mine, &mut all[..]);
-        Some(all[1..].iter().map(|&rank| rank as usize).collect())
+        let mut all = vec![0u64; 2 * world.size() as usize];
+        root.gather_into_root(&mine[..], &mut all[..]);
+        Some(
+            all.chunks_exact(2)
+                .skip(1)
+                .map(|rank| WorkerRankSetup {
+                    table_rank: rank[0] as usize,
+                    threads: rank[1] as usize,
+                })
+                .collect(),
+        )
     } else {
-        root.gather_into(&mine);
+        root.gather_into(&mine[..]);
         None
     }
 }

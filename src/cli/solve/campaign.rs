@@ -143,7 +143,7 @@ fn snapshot_text(snapshot: &SnapshotReport) -> String {
 /// (which only serve jobs, and need no database).
 #[cfg(feature = "mpi")]
 fn run_mpi(args: &CampaignRunArgs) -> anyhow::Result<i32> {
-    use super::mpi::{ranks_text, with_mpi_ranks};
+    use super::mpi::{as_the_worker_ranks_searched, ranks_text, with_mpi_ranks};
     let stop = interrupt::stop_flag();
     let ran = with_mpi_ranks(
         &args.search,
@@ -160,9 +160,10 @@ fn run_mpi(args: &CampaignRunArgs) -> anyhow::Result<i32> {
                 .map_err(campaign_error)
         },
     )?;
-    let Some((ran, ranks)) = ran else {
+    let Some((mut ran, ranks)) = ran else {
         return Ok(EXIT_OK);
     };
+    as_the_worker_ranks_searched(&mut ran.report, &ranks);
     let json = CampaignRunJson {
         solve: SolveJson::of(&ran.report),
         campaign: ran.status.as_ref(),

@@ -9,9 +9,9 @@ use crate::cli::memory::fits_in_memory;
 use crate::cli::{interrupt, EXIT_OK, EXIT_USAGE};
 use crate::db::Source;
 use crate::distributed::{
-    ask_for_large_eager_messages, attach_send_buffer, cpu_shortfall_warning, machine_table,
-    report_table_use, serve, tables_of_ranks, worker_ranks, Assignment, MpiWorkers, RankReport,
-    TableUse,
+    ask_for_large_eager_messages, attach_send_buffer, cpu_shortfall_warning, gather_worker_ranks,
+    machine_table, report_table_use, serve, worker_ranks, Assignment, MpiWorkers, RankReport,
+    TableUse, WorkerRankSetup,
 };
 use crate::search::{Engine, SolveOptions};
 use crate::services::{SolveReport, Solver};
@@ -71,7 +71,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
 /// tables (each counted once, however many ranks share it) rather than rank 0's, which only
 /// the root tree's own steps use. The table's traffic counters are every rank's already: each
 /// job's result carries its own.
-fn as_the_worker_ranks_searched(report: &mut SolveReport, ranks: &[RankReport]) {
+pub(super) fn as_the_worker_ranks_searched(report: &mut SolveReport, ranks: &[RankReport]) {
     report.threads = ranks.iter().map(|r| r.threads).sum();
     let tables = TableUse::of_tables(ranks);
     let table = &mut report.table;
@@ -126,9 +126,11 @@ pub fn with_mpi_ranks<R>(
     if options.engine != Engine::PnDfpn {
         anyhow::bail!("--mpi runs the pn-dfpn engine only");
     }
-    let threads = options.threads;
-    let send_buffer = attach_send_buffer(&mut universe, threads);
     if let Some(worker_ranks) = worker_ranks(&world) {
+        // Each worker rank searches with its own `--threads` (by default its machine's
+        // parallelism), and tells rank 0.
+        let threads = options.threads;
+        let send_buffer = attach_send_buffer(&mut universe, &[threads]);
         // Ctrl-C belongs to rank 0: a worker rank keeps serving until rank 0 says stop.
         let _ = interrupt::stop_flag();
         let rank = world.rank() as usize;
@@ -152,18 +154,33 @@ pub fn with_mpi_ranks<R>(
             eprintln!("error: rank {rank}: {error:#}");
             world.abort(EXIT_USAGE)
         });
-        tables_of_ranks(&world, table_rank);
+        gather_worker_ranks(
+            &world,
+            WorkerRankSetup {
+                table_rank,
+                threads,
+            },
+        );
         serve(&world, &table, threads, send_buffer);
         report_table_use(&world, &table, send_buffer);
         return Ok(None);
     }
-    let table_ranks = tables_of_ranks(&world, 0).expect("rank 0 gathers the tables");
+    let setups = gather_worker_ranks(
+        &world,
+        WorkerRankSetup {
+            table_rank: 0,
+            threads: 0,
+        },
+    )
+    .expect("rank 0 gathers the worker ranks' setups");
+    let worker_threads: Vec<usize> = setups.iter().map(|s| s.threads).collect();
+    let send_buffer = attach_send_buffer(&mut universe, &worker_threads);
     let assignment = match mpi.mpi_assignment {
         AssignmentArg::Locality => Assignment::Locality,
         AssignmentArg::RoundRobin => Assignment::RoundRobin,
     };
     // Created first, so that the worker ranks are told to stop on every path out of here.
-    let mut workers = MpiWorkers::new(&world, threads, assignment, send_buffer, &table_ranks);
+    let mut workers = MpiWorkers::new(&world, assignment, send_buffer, &setups);
     let mut table = open_table(search)?;
     let result = root(&options, &table, &mut workers)?;
     let ranks = workers.finish();

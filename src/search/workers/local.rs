@@ -1,7 +1,7 @@
 //! The default transport: worker threads in this process, all searching against the solve's
 //! own table, fed over channels.
 
-use super::{receive_from_threads, spare_jobs, spawn_worker, start_round, Workers};
+use super::{receive_from_threads, spare_jobs, spawn_workers, start_round, Workers};
 use crate::search::dfpn::{Limits, LiveStats};
 use crate::search::job::{Job, JobResult, JobTerms};
 use crate::table::Table;
@@ -80,17 +80,7 @@ pub fn with_local_workers<R>(
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();
     let threads = threads.max(1);
     std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let result_tx = result_tx.clone();
-            spawn_worker(
-                scope,
-                job_rx.clone(),
-                table,
-                limits,
-                &failed,
-                move |result| result_tx.send(result).is_ok(),
-            );
-        }
+        spawn_workers(scope, threads, &job_rx, &result_tx, table, limits, &failed);
         drop(result_tx);
         let mut workers = LocalWorkers {
             threads,

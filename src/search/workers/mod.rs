@@ -10,7 +10,7 @@ pub mod private;
 use super::dfpn::Limits;
 use super::job::{Job, JobResult, JobTerms};
 use crate::table::Table;
-use crossbeam_channel::{Receiver, RecvTimeoutError};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -80,6 +80,25 @@ pub(crate) fn spawn_worker<'scope, 'env>(
         let _flag = PanicFlag(failed);
         serve_jobs(jobs, table, limits, deliver);
     });
+}
+
+/// Starts `count` worker threads in `scope` (see [`spawn_worker`]) that share the job channel
+/// `jobs` and send their results to `results`, until either channel closes.
+pub(crate) fn spawn_workers<'scope, 'env>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    count: usize,
+    jobs: &Receiver<Job>,
+    results: &Sender<JobResult>,
+    table: &'env Table,
+    limits: Limits<'env>,
+    failed: &'env AtomicBool,
+) {
+    for _ in 0..count {
+        let results = results.clone();
+        spawn_worker(scope, jobs.clone(), table, limits, failed, move |result| {
+            results.send(result).is_ok()
+        });
+    }
 }
 
 /// Raises its flag when dropped while its thread panics: a worker thread holds one, so that
