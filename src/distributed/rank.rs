@@ -13,12 +13,25 @@ use crate::table::Table;
 use mpi::topology::{Process, SimpleCommunicator};
 use mpi::traits::*;
 use std::cmp::Reverse;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// The exit code of a Rust program that panicked: the MPI job's when a worker rank's search
-/// thread panicked (the thread has said why on standard error).
+/// thread panicked (the thread has said why on standard error) in a build that unwinds. A
+/// release build aborts the process at the panic instead (`panic = "abort"`), and `mpirun`
+/// ends the job.
 const PANIC_EXIT_CODE: i32 = 101;
+
+/// Ends the whole MPI job after one of this rank's search threads panicked: its job's result
+/// will never come, and rank 0 would wait for it for ever.
+fn end_job_after_panic(world: &SimpleCommunicator) -> ! {
+    eprintln!(
+        "uttt: rank {}: a search thread failed; ending the MPI job",
+        world.rank()
+    );
+    world.abort(PANIC_EXIT_CODE)
+}
 
 /// What a worker rank says when it may run on fewer CPUs than it has worker threads, or
 /// `None` when it has enough. `mpirun` binds each rank to one core by default when it starts
@@ -71,12 +84,7 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buf
         };
         loop {
             if failed.load(Ordering::Relaxed) {
-                // Its job's result will never come, and rank 0 would wait for it for ever.
-                eprintln!(
-                    "uttt: rank {}: a search thread failed; ending the MPI job",
-                    world.rank()
-                );
-                world.abort(PANIC_EXIT_CODE);
+                end_job_after_panic(world);
             }
             let came = rank.pass_messages();
             if rank.stopped {
@@ -90,7 +98,12 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buf
                     interval: POLL_INTERVAL,
                     call: &mut pass,
                 };
-                let result = job.run(table, limits, Some(poll));
+                // This thread's own searches are caught here, as the flag catches the others'
+                // (unwinding out of `serve` would finalise MPI, which waits for rank 0).
+                let run = catch_unwind(AssertUnwindSafe(|| job.run(table, limits, Some(poll))));
+                let Ok(result) = run else {
+                    end_job_after_panic(world);
+                };
                 if rank.stopped {
                     break;
                 }
