@@ -12,16 +12,14 @@
 //! also one of the `--threads` search threads (see [`serve`]), and the others talk to it over
 //! channels.
 //!
-//! Locality: a job goes back to the table whose ranks ran the last job at its leaf, or else
-//! at the leaf's nearest ancestor that had one, since that table holds the subtree, and there
-//! to the rank of that table with the most room for jobs; when the table's ranks are full the job
-//! waits at rank 0 for them within bounds, and past them the table with most room takes the
-//! job (and owns the leaf from then on); see
-//! [`Placement`](crate::search::workers::placement::Placement), whose workers are the tables.
-//! Each rank holds a job per thread (its own threads: ranks may differ) and some more
-//! ([`jobs_per_rank`]), so that a thread finds
-//! its next job waiting when it finishes one instead of idling through the message round
-//! trip.
+//! Locality: a job goes back to the table whose ranks ran the last job at its leaf, or else at the
+//! leaf's nearest ancestor that had one, since that table holds the subtree, and there to the rank
+//! of that table with the most room for jobs; when the table's ranks are full the job waits at rank
+//! 0 for them within bounds, and past them the table with most room takes the job (and owns the
+//! leaf from then on); see [`Placement`](crate::search::workers::placement::Placement), whose
+//! workers are the tables. Each rank holds a job per thread (its own threads: ranks may differ) and
+//! some more ([`jobs_per_rank`]), so that a thread finds its next job waiting when it finishes one
+//! instead of idling through the message round trip.
 //!
 //! An MPI solve over separate tables searches more nodes than one process with one table:
 //! mostly because the tables are separate (what one learns of the positions both subtrees
@@ -70,7 +68,9 @@ pub use buffer::{attach_send_buffer, send_buffer_bytes, SendBuffer};
 pub use open_mpi::ask_for_large_eager_messages;
 pub use rank::{cpu_shortfall_warning, report_table_use, serve};
 pub use root::MpiWorkers;
-pub use tables::{gather_worker_ranks, machine_table, worker_ranks, WorkerRankSetup};
+pub use tables::{
+    gather_worker_ranks, machine_table, send_worker_rank_setup, worker_ranks, WorkerRankSetup,
+};
 
 use crate::search::dfpn::TableEntry;
 use crate::search::workers::spare_jobs;
@@ -112,11 +112,10 @@ const WORKER_WAIT: Duration = Duration::from_micros(100);
 /// cover it alone. The value and the alternatives tried are in BENCHMARKS.md (MPI, and
 /// Scaling).
 const MIN_JOB_WORK: u64 = 1_000;
-/// Solved subtrees rank 0 holds at most for one table (the worker ranks that share it) until
-/// its ranks' next jobs; the oldest are dropped first (they are facts its ranks may find again,
-/// not work they owe). They
-/// ride on jobs because messages of their own would keep rank 0 waiting for their sends, time
-/// in which no result reaches the root tree and no new job goes out.
+/// Solved subtrees rank 0 holds at most for one table (the worker ranks that share it) until its
+/// ranks' next jobs; the oldest are dropped first (they are facts its ranks may find again, not
+/// work they owe). They ride on jobs because messages of their own would keep rank 0 waiting for
+/// their sends, time in which no result reaches the root tree and no new job goes out.
 const MAX_UNSENT_LEARNED: usize = 65_536;
 /// Solved subtrees that ride on one job at most, so that a job fits in
 /// [`BUFFERED_MESSAGE_BYTES`].

@@ -132,29 +132,27 @@ pub struct WorkerRankSetup {
     pub threads: usize,
 }
 
-/// For rank 0, each worker rank's setup: entry `r − 1` for worker rank `r`. Every rank calls it
-/// (it is collective); a worker rank gives its own and gets `None` (rank 0's `mine` is not
-/// used).
-pub fn gather_worker_ranks(
-    world: &SimpleCommunicator,
-    mine: WorkerRankSetup,
-) -> Option<Vec<WorkerRankSetup>> {
-    let root = world.process_at_rank(0);
+/// A worker rank's part of [`gather_worker_ranks`]: sends rank 0 its setup. Every worker rank
+/// calls it once, as rank 0 calls [`gather_worker_ranks`] (it is collective).
+pub fn send_worker_rank_setup(world: &SimpleCommunicator, mine: WorkerRankSetup) {
     let mine = [mine.table_rank as u64, mine.threads as u64];
-    if world.rank() == 0 {
-        let mut all = vec![0u64; 2 * world.size() as usize];
-        root.gather_into_root(&mine[..], &mut all[..]);
-        Some(
-            all.chunks_exact(2)
-                .skip(1)
-                .map(|rank| WorkerRankSetup {
-                    table_rank: rank[0] as usize,
-                    threads: rank[1] as usize,
-                })
-                .collect(),
-        )
-    } else {
-        root.gather_into(&mine[..]);
-        None
-    }
+    world.process_at_rank(0).gather_into(&mine[..]);
+}
+
+/// Rank 0's part: each worker rank's setup, entry `r − 1` for worker rank `r` (see
+/// [`send_worker_rank_setup`]).
+pub fn gather_worker_ranks(world: &SimpleCommunicator) -> Vec<WorkerRankSetup> {
+    // Rank 0's own pair is a placeholder, dropped below.
+    let none = [0u64; 2];
+    let mut all = vec![0u64; 2 * world.size() as usize];
+    world
+        .process_at_rank(0)
+        .gather_into_root(&none[..], &mut all[..]);
+    all.chunks_exact(2)
+        .skip(1)
+        .map(|rank| WorkerRankSetup {
+            table_rank: rank[0] as usize,
+            threads: rank[1] as usize,
+        })
+        .collect()
 }

@@ -10,8 +10,8 @@ use crate::cli::{interrupt, EXIT_OK, EXIT_USAGE};
 use crate::db::Source;
 use crate::distributed::{
     ask_for_large_eager_messages, attach_send_buffer, cpu_shortfall_warning, gather_worker_ranks,
-    machine_table, report_table_use, serve, worker_ranks, Assignment, MpiWorkers, RankReport,
-    TableUse, WorkerRankSetup,
+    machine_table, report_table_use, send_worker_rank_setup, serve, worker_ranks, Assignment,
+    MpiWorkers, RankReport, TableUse, WorkerRankSetup,
 };
 use crate::search::{Engine, SolveOptions};
 use crate::services::{SolveReport, Solver};
@@ -154,7 +154,7 @@ pub fn with_mpi_ranks<R>(
             eprintln!("error: rank {rank}: {error:#}");
             world.abort(EXIT_USAGE)
         });
-        gather_worker_ranks(
+        send_worker_rank_setup(
             &world,
             WorkerRankSetup {
                 table_rank,
@@ -165,14 +165,7 @@ pub fn with_mpi_ranks<R>(
         report_table_use(&world, &table, send_buffer);
         return Ok(None);
     }
-    let setups = gather_worker_ranks(
-        &world,
-        WorkerRankSetup {
-            table_rank: 0,
-            threads: 0,
-        },
-    )
-    .expect("rank 0 gathers the worker ranks' setups");
+    let setups = gather_worker_ranks(&world);
     let worker_threads: Vec<usize> = setups.iter().map(|s| s.threads).collect();
     let send_buffer = attach_send_buffer(&mut universe, &worker_threads);
     let assignment = match mpi.mpi_assignment {

@@ -13,8 +13,8 @@ use std::collections::{HashMap, VecDeque};
 pub const SHARE_MIN_WORK: u64 = 16;
 
 /// Which worker's table knows each subtree of the root tree: the worker that was sent the
-/// last job at each path (when it was sent or held for that worker, or, for a job held for any
-/// worker, when it left for the worker that took it).
+/// last job at each path (when it was sent; a job held at the root, when it left for the
+/// worker that took it).
 #[derive(Default)]
 pub struct Owners(HashMap<Vec<u8>, usize>);
 
@@ -169,9 +169,8 @@ impl<J> Placement<J> {
         });
         let room = worker_with_room(&self.in_flight, preferred, &self.capacities);
         if wait_for_owner || (self.holds && full(room)) {
-            if let Some(owner) = owner {
-                self.owners.record(path, owner);
-            }
+            // Its subtree's owner is recorded when it leaves (see `finished`): until then its
+            // leaf, in flight, takes no other job.
             self.held.push_back(Held {
                 worker: owner,
                 path: path.to_vec(),
