@@ -10,6 +10,13 @@ import time
 from reach import geometric_mean, positions
 
 
+# Open MPI's options that keep every message on TCP over loopback, as between machines: the
+# ob1 messaging layer (UCX, where installed, would move messages by shared memory itself) over
+# the tcp and self transports only.
+TCP_ONLY = ["--mca", "pml", "ob1", "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include",
+            "lo"]
+
+
 def run_solve(command, limit_s):
     """One solve in a fresh process (`command` is the whole command line): its JSON object,
     or None when it failed or printed none."""
@@ -31,6 +38,12 @@ def figures(report, one):
         "nodes": report["nodes"],
         "nps": report["nps"],
     }
+    ranks = report.get("ranks")
+    if ranks:
+        row["messages"] = sum(r["to_rank"]["messages"] + r["from_rank"]["messages"]
+                              for r in ranks)
+        row["message_bytes"] = sum(r["to_rank"]["bytes"] + r["from_rank"]["bytes"]
+                                   for r in ranks)
     tree = report.get("tree")
     if tree:
         row["root_busy"] = 100 - tree["root_wait_pct"]
@@ -80,9 +93,13 @@ def cell(row):
     busy = ""
     if "root_busy" in row:
         busy = f" {row['root_busy']:>4.1f}/{row['workers_busy']:>3.0f}%"
+    messages = ""
+    if "messages" in row:
+        messages = (f" msgs {row['messages']} ({row['message_bytes'] / 2**20:.1f} MiB, "
+                    f"{row['message_bytes'] / max(row['nodes'], 1):.2f} B/node)")
     return (f"{row['result']:>5} {row['time']:>7.1f}s {row['nodes']:>11} "
             f"{row['nps'] / 1e6:>5.2f}M/s so {row.get('overhead', 0):>4.2f} "
-            f"su {row.get('speedup', 0):>5.2f}{busy}")
+            f"su {row.get('speedup', 0):>5.2f}{busy}{messages}")
 
 
 def main():
@@ -99,10 +116,20 @@ def main():
                         help="worker ranks x threads of the MPI runs (none: empty)")
     parser.add_argument("--mpirun",
                         default="mpirun --allow-run-as-root --oversubscribe --bind-to none")
+    parser.add_argument("--transport", choices=["default", "tcp"], default="default",
+                        help="tcp: the MPI runs' messages over TCP on loopback only, as between "
+                             "machines (Open MPI: pml ob1, btl tcp,self, interface lo)")
     parser.add_argument("--table-mem", default="512M", help="the table of every process")
+    parser.add_argument("--mpi-table-mem",
+                        help="the table of each MPI worker rank (or machine), when not "
+                             "--table-mem: a quarter of it for 4 ranks apart pools the memory "
+                             "of one process's table")
     parser.add_argument("--limit", type=float, default=600, help="seconds per solve")
     parser.add_argument("--options", default="",
                         help="more `uttt solve` options for the runs of the default engine")
+    parser.add_argument("--mpi-options", default="",
+                        help="more options for the MPI runs only (--table-per-rank: ranks "
+                             "apart, a table each, as on separate machines)")
     parser.add_argument("--ceiling", type=float, metavar="SECONDS",
                         help="first measure what every core busy costs: as many one-threaded DFPN "
                              "searches as the most threads of any run, at once, each for "
@@ -118,11 +145,18 @@ def main():
                                     *extra])
                for t in (int(t) for t in args.threads.split(",") if t)]
     builds = [("", args.uttt)] + ([("base ", args.baseline)] if args.baseline else [])
+    mpirun = shlex.split(args.mpirun)
+    if args.transport == "tcp":
+        mpirun += TCP_ONLY
+    mpi_common = common
+    if args.mpi_table_mem:
+        mpi_common = [args.mpi_table_mem if part == args.table_mem else part for part in common]
     for spec in (s for s in args.mpi.split(",") if s):
         ranks, threads = (int(x) for x in spec.split("x"))
         for label, binary in builds:
-            command = [*shlex.split(args.mpirun), "-np", str(ranks + 1), binary, "solve", None,
-                       "--mpi", "--threads", str(threads), *common, *extra]
+            command = [*mpirun, "-np", str(ranks + 1), binary, "solve", None,
+                       "--mpi", "--threads", str(threads), *mpi_common, *extra,
+                       *shlex.split(args.mpi_options)]
             configs.append((f"{label}mpi {ranks}x{threads}", ranks * threads, command))
 
     cores = os.cpu_count() or 1
@@ -185,11 +219,16 @@ def main():
         speedup = geometric_mean([r["speedup"] for r in done])
         total = sum(r["one_time"] for r in done) / max(sum(r["time"] for r in done), 1e-9)
         nps = geometric_mean([r["nps"] for r in done]) / 1e6
+        per_node = ""
+        if any("messages" in r for r in done):
+            per_node = (f" {sum(r['message_bytes'] for r in done) / sum(r['nodes'] for r in done):.2f}"
+                        f" B/node, {sum(r['messages'] for r in done) / sum(r['time'] for r in done):.0f}"
+                        f" msgs/s")
         root = sum(r.get("root_busy", 0) for r in done) / len(done)
         workers = sum(r.get("workers_busy", 0) for r in done) / len(done)
         print(f"{name:>18} {len(done):>9} {overhead:>8.2f} {speedup:>8.2f} {total:>8.2f} "
               f"{nps:>7.2f}M "
-              f"{root:>8.1f}% {workers:>11.0f}%")
+              f"{root:>8.1f}% {workers:>11.0f}%{per_node}")
     print("(geometric means of overhead, speed-up and nodes per second over the positions "
           "both the configuration and one-threaded DFPN settled; of total: their one-threaded "
           "times together / their times together, which the longest solves weigh most; busy "

@@ -19,8 +19,13 @@
 # each on the first position (each its own table), against one alone (skipped with more threads
 # than cores).
 # With --baseline BIN (an earlier MPI build) its MPI runs follow this build's, position by position.
+# MPI runs print their messages (count, bytes, bytes per node). --transport tcp keeps them on TCP
+# over loopback, as between machines; --mpi-options=--table-per-rank gives each rank a table of
+# its own, as separate machines have (so both together: ranks apart); --mpi-table-mem sets the
+# worker ranks' tables apart from --table-mem (pooled memory: 4 ranks with a quarter each).
 # Usage: scripts/scaling.sh [--uttt BIN] [--baseline BIN] [--lines 48,58] [--threads 2,4,8,16]
-#        [--mpi 4x4,8x2,16x1] [--table-mem 512M] [--limit S] [--options "..."] [--mpirun "..."]
+#        [--mpi 4x4,8x2,16x1] [--table-mem 512M] [--mpi-table-mem 128M] [--limit S]
+#        [--options "..."] [--mpi-options "..."] [--transport tcp] [--mpirun "..."]
 #        [--ceiling S]
 set -euo pipefail
 cd "$(dirname "$0")/.."

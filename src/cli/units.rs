@@ -57,13 +57,15 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(seconds).map_err(|_| format!("duration `{text}` is out of range"))
 }
 
-/// Bytes for people, in binary units: `512 MiB`, `1.5 GiB`.
+/// Bytes for people, in binary units: `512 MiB`, `1.5 GiB`, and `12 KiB` below a MiB.
 pub fn show_bytes(bytes: u64) -> String {
     const GIB: f64 = (1u64 << 30) as f64;
     if bytes >= 1 << 30 {
         format!("{:.1} GiB", bytes as f64 / GIB)
-    } else {
+    } else if bytes >= 1 << 20 {
         format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
     }
 }
 

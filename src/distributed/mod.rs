@@ -195,6 +195,37 @@ pub struct RankReport {
     pub table_rank: usize,
     /// What that table held once the run was over.
     pub table: TableUse,
+    /// The messages rank 0 sent it (jobs, aborts and the stop) and their bytes.
+    pub to_rank: MessageCount,
+    /// The messages it sent rank 0 (results) and their bytes.
+    pub from_rank: MessageCount,
+}
+
+/// A count of messages and of their bytes (the payload, as MPI was given it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MessageCount {
+    /// Messages.
+    pub messages: u64,
+    /// Their bytes together.
+    pub bytes: u64,
+}
+
+impl MessageCount {
+    /// Counts one message of `bytes`.
+    fn add(&mut self, bytes: usize) {
+        self.messages += 1;
+        self.bytes += bytes as u64;
+    }
+
+    /// The counts of `counts` together.
+    pub fn total<'c>(counts: impl IntoIterator<Item = &'c MessageCount>) -> MessageCount {
+        counts
+            .into_iter()
+            .fold(MessageCount::default(), |sum, c| MessageCount {
+                messages: sum.messages + c.messages,
+                bytes: sum.bytes + c.bytes,
+            })
+    }
 }
 
 /// How large a worker rank's table is and how full at the end of a run: the rank's last

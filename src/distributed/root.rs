@@ -97,6 +97,7 @@ impl<'a> MpiWorkers<'a> {
     /// [`MpiWorkers::send_bytes`] does.
     fn send_job(&mut self, worker: usize, message: &ToWorker) {
         let bytes = encode(message);
+        self.figures[worker].to_rank.add(bytes.len());
         let destination = self.world.process_at_rank(worker as i32 + 1);
         if !self.send_buffer.try_send(&destination, &bytes) {
             self.send_bytes(worker, &bytes);
@@ -106,6 +107,7 @@ impl<'a> MpiWorkers<'a> {
     fn broadcast(&mut self, message: &ToWorker) {
         let bytes = encode(message);
         for worker in 0..self.figures.len() {
+            self.figures[worker].to_rank.add(bytes.len());
             self.send_bytes(worker, &bytes);
         }
     }
@@ -142,8 +144,9 @@ impl<'a> MpiWorkers<'a> {
         let (bytes, status) = probed.matched_receive_vec::<u8>();
         let result: JobResult =
             serde_json::from_slice(&bytes).expect("a worker rank sends job results");
-        self.pending
-            .push_back((status.source_rank() as usize - 1, result));
+        let worker = status.source_rank() as usize - 1;
+        self.figures[worker].from_rank.add(bytes.len());
+        self.pending.push_back((worker, result));
         true
     }
 

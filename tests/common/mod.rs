@@ -1,6 +1,8 @@
 //! Shared test helpers: the oracle and the test data readers.
 #![allow(dead_code)]
 
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod oracle;
 
 /// Rows of a tab-separated data file in tests/data (comments and blank lines skipped).

@@ -6,6 +6,7 @@ use super::options::{open_database, open_table, search_options, use_database};
 use super::report::{exit_code, summary_text, SolveJson};
 use crate::cli::args::{AssignmentArg, MpiArgs, PlayerArg, SearchArgs, SolveArgs};
 use crate::cli::memory::fits_in_memory;
+use crate::cli::units::show_bytes;
 use crate::cli::{interrupt, EXIT_OK, EXIT_USAGE};
 use crate::db::Source;
 use crate::distributed::{
@@ -88,14 +89,18 @@ pub fn ranks_text(ranks: &[RankReport]) -> String {
         let _ = writeln!(
             text,
             "rank {:<5} {} jobs ({} moved from another table), {} nodes, {:.0}% busy, \
-             table of rank {} ({:.1}% full)",
+             table of rank {} ({:.1}% full), messages in/out {}/{} ({}/{})",
             r.rank,
             r.jobs,
             r.jobs_moved,
             r.nodes,
             r.busy_pct,
             r.table_rank,
-            100.0 * r.table.fill
+            100.0 * r.table.fill,
+            r.to_rank.messages,
+            r.from_rank.messages,
+            show_bytes(r.to_rank.bytes),
+            show_bytes(r.from_rank.bytes),
         );
     }
     text
