@@ -44,6 +44,7 @@ def figures(report, one):
                               for r in ranks)
         row["message_bytes"] = sum(r["to_rank"]["bytes"] + r["from_rank"]["bytes"]
                                    for r in ranks)
+        row["jobs"] = sum(r["jobs"] for r in ranks)
     tree = report.get("tree")
     if tree:
         row["root_busy"] = 100 - tree["root_wait_pct"]
@@ -96,7 +97,8 @@ def cell(row):
     messages = ""
     if "messages" in row:
         messages = (f" msgs {row['messages']} ({row['message_bytes'] / 2**20:.1f} MiB, "
-                    f"{row['message_bytes'] / max(row['nodes'], 1):.2f} B/node)")
+                    f"{row['message_bytes'] / max(row['nodes'], 1):.2f} B/node, "
+                    f"{row['jobs']} jobs)")
     return (f"{row['result']:>5} {row['time']:>7.1f}s {row['nodes']:>11} "
             f"{row['nps'] / 1e6:>5.2f}M/s so {row.get('overhead', 0):>4.2f} "
             f"su {row.get('speedup', 0):>5.2f}{busy}{messages}")
