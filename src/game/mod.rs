@@ -1,5 +1,6 @@
 //! The game core: rules (and rule sets), bitboards, notation and perft. Knows nothing of search or the CLI.
 
+mod arguments;
 pub mod formats;
 mod moves;
 pub mod notation;
@@ -9,11 +10,11 @@ mod random;
 mod rules;
 pub mod tables;
 
+pub use arguments::{parse_game_arg, parse_game_arg_under, parse_position_arg, NotationError};
 pub use moves::{Move, MoveSet};
 pub use notation::{
-    format_moves, format_position, parse_game_arg, parse_game_arg_under, parse_move,
-    parse_position, parse_position_arg, parse_position_under, play_move_list, plies_words,
-    read_move_list, Game, NotationError,
+    format_moves, format_position, parse_move, parse_position, parse_position_under,
+    play_move_list, plies_words, read_move_list, Game,
 };
 pub use perft::{perft, perft_divide};
 pub use position::{Outcome, Player, Position, ANY_BOARD, GAME_OVER};

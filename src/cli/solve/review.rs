@@ -7,7 +7,8 @@ use super::report::{move_text, table_text, verdict_label, verdict_words};
 use crate::cli::args::{ReviewArgs, DEFAULT_REVIEW_TIME_LIMIT};
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
-use crate::game::notation::{split_moves, NotationError};
+use crate::game::notation::split_moves;
+use crate::game::NotationError;
 use crate::game::{parse_game_arg_under, Move, Outcome, Player, Position};
 use crate::search::SolveOptions;
 use crate::services::review::{

@@ -2,9 +2,11 @@
 //! positions (leaves solved there need no job; leaves the jobs solve are worth keeping) and,
 //! for a campaign, the tree itself, kept between runs (see `crate::services::known`).
 
-use crate::db::campaign::KeptNode;
+use crate::db::campaign::{walk_kept_tree, KeptNode};
 use crate::game::{Move, Position};
 use crate::search::numbers::Numbers;
+use crate::search::{table_key, Question};
+use crate::table::Table;
 
 /// Keeps what a PN-DFPN search finds beyond the process, and tells it what is known already.
 pub trait TreeKeeper {
@@ -47,4 +49,21 @@ pub struct SolvedLeaf {
     /// A move that keeps the side to move's goal where it is proved (to a child disproved for
     /// its own side to move); where it is disproved every move fails, and this is one of them.
     pub best_move: Option<Move>,
+}
+
+/// Stores every node of a kept tree in the table, as the merges stored them: the searches of
+/// this run then start from what the earlier runs found (and read a best move from it).
+pub(crate) fn seed_table(kept: &[KeptNode], root: &Position, question: Question, table: &Table) {
+    let mut writer = table.writer();
+    walk_kept_tree(kept, root, |node, pos| {
+        let numbers = Numbers {
+            phi: node.phi,
+            delta: node.delta,
+        };
+        writer.store(
+            table_key(pos, question),
+            numbers,
+            u64::from(node.work).max(1),
+        );
+    });
 }

@@ -23,7 +23,7 @@ use super::job::{Job, JobResult, JobTerms, WorkBudget};
 use super::numbers::{child_thresholds, select_child, Numbers, Selection, INFINITY};
 use super::workers::Workers;
 use super::{table_key, Question};
-use crate::db::campaign::{walk_kept_tree, KeptNode};
+use crate::db::campaign::KeptNode;
 use crate::game::{Move, Position};
 use crate::table::{Table, TableCounters};
 use serde::{Deserialize, Serialize};
@@ -34,6 +34,7 @@ use tree::{in_flight, Tree, NONE};
 mod keeper;
 mod tree;
 
+pub(crate) use keeper::seed_table;
 pub use keeper::{SolvedLeaf, TreeChange, TreeKeeper};
 
 /// How often the root thread wakes to check the clock and the stop flag while it waits.
@@ -284,23 +285,6 @@ struct Merged {
     changed: Vec<u32>,
     /// The leaf the job solved, if it did.
     solved: Option<SolvedLeaf>,
-}
-
-/// Stores every node of a kept tree in the table, as the merges stored them: the searches of
-/// this run then start from what the earlier runs found (and read a best move from it).
-pub(crate) fn seed_table(kept: &[KeptNode], root: &Position, question: Question, table: &Table) {
-    let mut writer = table.writer();
-    walk_kept_tree(kept, root, |node, pos| {
-        let numbers = Numbers {
-            phi: node.phi,
-            delta: node.delta,
-        };
-        writer.store(
-            table_key(pos, question),
-            numbers,
-            u64::from(node.work).max(1),
-        );
-    });
 }
 
 /// The keeper's numbers for the leaf `leaf` of `job` if it knows it solved; asked only before
