@@ -142,7 +142,7 @@ fn a_campaign_reports_json_with_its_status() {
     let dir = temp_dir("campaign-json");
     let db = dir.join("c.db");
     let db = db.to_str().unwrap();
-    // A late position from the README's tour: settled in well under a second.
+    // A late position from the tour (docs/tour.md): settled in well under a second.
     let pos = "X;..O@.....;.X.X..X../...O.XX.O/..OXO.O../OX.O.O.../OOX....../....XOXX./OOXX..OO./..O.X..../..X...X..";
     let (code, out, err) = run_uttt(&["campaign", "run", pos, "--db", db, "--json"]);
     assert_eq!(code, 0, "{err}");
