@@ -3,7 +3,8 @@
 //! Layers with arrows pointing one way: [`game`] (rules, bitboards, notation) ← [`table`] (the
 //! transposition table of proof numbers) ← [`search`] (the engines: DFPN, PN-DFPN, their
 //! workers and jobs, the static rules) ← [`services`] (what a user asks: solve, analyze,
-//! review, campaigns, certificates) ← [`cli`] (clap, formatting, progress, signals). Beside
+//! review, campaigns, certificates) ← [`cli`] (clap, formatting, progress, signals) and
+//! [`server`] (`uttt serve`: the board in the browser and its JSON API). Beside
 //! them, on the game core alone: [`certificate`] (the proof format and its independent
 //! verifier) and [`db`] (the database of solved positions). With the `mpi` feature,
 //! `distributed` (between `search` and `cli`) runs PN-DFPN's jobs on other MPI ranks.
@@ -15,5 +16,6 @@ pub mod db;
 pub mod distributed;
 pub mod game;
 pub mod search;
+pub mod server;
 pub mod services;
 pub mod table;

@@ -9,6 +9,7 @@ mod gen_cmd;
 mod interrupt;
 mod memory;
 mod perft_cmd;
+mod serve_cmd;
 mod show;
 mod solve;
 mod units;
@@ -56,6 +57,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Solve(args) => solve::run_solve(&args),
         Command::Analyze(args) => solve::run_analyze(&args),
         Command::Review(args) => solve::run_review(&args),
+        Command::Serve(args) => serve_cmd::run(&args),
         Command::Verify(args) => verify_cmd::run(&args),
         Command::Gen(args) => gen_cmd::run(&args),
         Command::Db(command) => db_cmd::run(&command),

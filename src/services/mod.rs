@@ -8,10 +8,12 @@
 //!   lost), [`campaign`] (a solve kept in the database: running it, where it stands),
 //!   [`certify`](mod@certify) (proof certificates from a solved table or campaign, written to
 //!   files and checked), and [`player`] (games played by short searches).
+//! - [`json`]: the documented JSON objects of the answers, the same for every front end.
 
 pub mod analyze;
 pub mod campaign;
 pub mod certify;
+pub mod json;
 pub mod known;
 pub mod player;
 pub mod report;
@@ -23,6 +25,7 @@ pub use certify::{
     certify, claims_for, write_and_check, Certificate, CertificateFigures, CertificateRequest,
     CertifyError,
 };
+pub use json::{verdict_label, AnalysisJson, SolveJson};
 pub use known::StorePolicy;
 pub use player::SearchPlayer;
 pub use report::{

@@ -1,0 +1,39 @@
+//! `uttt serve`: the analysis board and its JSON API (see [`crate::server`]), until Ctrl-C or
+//! SIGTERM, which stop the running searches and end the server with 130 or 143.
+
+use super::args::ServeArgs;
+use super::interrupt;
+use super::memory::anonymous_table;
+use crate::search::SolveOptions;
+use crate::server::{Listening, Searches, ServerConfig};
+use std::io::Write;
+use std::net::SocketAddr;
+
+/// Serves until a signal stops it; returns the exit code (130 or 143).
+pub fn run(args: &ServeArgs) -> anyhow::Result<i32> {
+    let stop = interrupt::stop_flag();
+    let table = anonymous_table(args.table_mem)?;
+    let defaults = SolveOptions::default();
+    let options = SolveOptions {
+        threads: args.threads.map_or(defaults.threads, |t| t as usize),
+        time_limit: Some(args.time_limit),
+        ..defaults
+    };
+    let config = ServerConfig {
+        address: SocketAddr::new(args.bind, args.port),
+        rules: args.rule_set.rules,
+        max_searches: args.max_searches as usize,
+    };
+    let listening = Listening::bind(config.address)?;
+    let address = listening.address().unwrap_or(config.address);
+    // The first line says where, for a person or a script that started it with port 0.
+    println!("uttt serve: http://{address}/ (Ctrl-C to stop)");
+    std::io::stdout().flush()?;
+    let searches = Searches {
+        options,
+        table: &table,
+        stop,
+    };
+    listening.serve(&config, &searches);
+    Ok(interrupt::exit_code().unwrap_or(super::EXIT_OK))
+}

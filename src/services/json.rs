@@ -1,0 +1,170 @@
+//! The documented JSON objects of the services' answers (see docs/cli.md, "JSON output"):
+//! typed views of a report that serialise as the command line's `--json` prints them, and as
+//! the server answers, so that both say the same.
+
+use super::{Analysis, BinaryOutcome, CertificateFigures, DatabaseReport, SolveReport};
+use super::{SolveValue, TableReport, Verdict};
+use crate::game::{Move, Player, Position, Rules};
+use crate::search::pn_dfpn::TreeReport;
+use serde::Serialize;
+use std::time::Duration;
+
+/// The `result` field: `X`, `O`, `draw`, `unknown`, or after a disproved single question
+/// `not X` / `not O`.
+pub fn verdict_label(verdict: Verdict) -> String {
+    match verdict {
+        Verdict::Wins(player) => player.letter().to_string(),
+        Verdict::Draw => "draw".into(),
+        Verdict::DoesNotWin(player) => format!("not {player}"),
+        Verdict::Unknown => "unknown".into(),
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    duration.as_millis() as u64
+}
+
+/// One binary search in the JSON (φ/δ are plain numbers; ∞ is 4294967295).
+#[derive(Serialize)]
+struct SearchJson {
+    attacker: Player,
+    outcome: BinaryOutcome,
+    time_ms: u64,
+    nodes: u64,
+    root_phi: u32,
+    root_delta: u32,
+}
+
+/// The documented JSON object of a single solve (also the body of a batch result line).
+#[derive(Serialize)]
+pub struct SolveJson<'a> {
+    position: Position,
+    /// The rule set, when it is not the common rules.
+    #[serde(skip_serializing_if = "Rules::is_common")]
+    rules: Rules,
+    to_move: Player,
+    result: String,
+    /// The bound of a depth-bounded question (`--max-plies`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_plies: Option<u32>,
+    value: SolveValue,
+    best_move: Option<Move>,
+    pv: &'a [Move],
+    engine: &'static str,
+    threads: usize,
+    time_ms: u64,
+    nodes: u64,
+    nps: u64,
+    searches: Vec<SearchJson>,
+    table: &'a TableReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tree: Option<&'a TreeReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    database: Option<&'a DatabaseReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    certificate: Option<&'a CertificateFigures>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    certified: Option<bool>,
+}
+
+impl<'a> SolveJson<'a> {
+    /// The JSON view of `report`.
+    pub fn of(report: &'a SolveReport) -> SolveJson<'a> {
+        SolveJson {
+            position: report.position,
+            rules: report.position.rules(),
+            to_move: report.to_move(),
+            result: verdict_label(report.verdict),
+            max_plies: report.max_plies,
+            value: report.value(),
+            best_move: report.best_move,
+            pv: &report.pv,
+            engine: report.engine.name(),
+            threads: report.threads,
+            time_ms: millis(report.elapsed),
+            nodes: report.nodes,
+            nps: report.nodes_per_second(),
+            searches: report
+                .searches
+                .iter()
+                .map(|s| SearchJson {
+                    attacker: s.attacker,
+                    outcome: s.outcome,
+                    time_ms: millis(s.elapsed),
+                    nodes: s.nodes,
+                    root_phi: s.root.phi,
+                    root_delta: s.root.delta,
+                })
+                .collect(),
+            table: &report.table,
+            tree: report.tree.as_ref(),
+            database: report.database.as_ref(),
+            certificate: None,
+            certified: None,
+        }
+    }
+
+    /// With the figures of the certificate written for the report, if any.
+    pub fn with_certificate(mut self, figures: Option<&'a CertificateFigures>) -> SolveJson<'a> {
+        self.certificate = figures;
+        self.certified = figures.and_then(|f| f.certified);
+        self
+    }
+}
+
+/// One move of an analysis in the JSON.
+#[derive(Serialize)]
+struct MoveJson {
+    #[serde(rename = "move")]
+    mv: Move,
+    value: SolveValue,
+    best_reply: Option<Move>,
+    time_ms: u64,
+    nodes: u64,
+}
+
+/// The documented JSON object of `uttt analyze`.
+#[derive(Serialize)]
+pub struct AnalysisJson<'a> {
+    position: Position,
+    #[serde(skip_serializing_if = "Rules::is_common")]
+    rules: Rules,
+    to_move: Player,
+    value: SolveValue,
+    moves: Vec<MoveJson>,
+    unknown_moves: Vec<Move>,
+    engine: &'static str,
+    threads: usize,
+    time_ms: u64,
+    nodes: u64,
+    table: &'a TableReport,
+}
+
+impl<'a> AnalysisJson<'a> {
+    /// The JSON view of `analysis`, made with `engine` on `threads` threads.
+    pub fn of(analysis: &'a Analysis, engine: &'static str, threads: usize) -> AnalysisJson<'a> {
+        AnalysisJson {
+            position: analysis.position,
+            rules: analysis.position.rules(),
+            to_move: analysis.to_move(),
+            value: analysis.value(),
+            moves: analysis
+                .moves
+                .iter()
+                .map(|m| MoveJson {
+                    mv: m.mv,
+                    value: m.value,
+                    best_reply: m.best_reply,
+                    time_ms: millis(m.elapsed),
+                    nodes: m.nodes,
+                })
+                .collect(),
+            unknown_moves: analysis.unknown_moves().collect(),
+            engine,
+            threads,
+            time_ms: millis(analysis.elapsed),
+            nodes: analysis.nodes,
+            table: &analysis.table,
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! `uttt serve`: the JSON API answers as the command line does, refuses bad input with its
+//! words, stays safe under load, and stops cleanly on a signal.
+mod common;
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A draw in which X has drawing and losing moves (the README's analysis).
+const LATE: &str = "X;.XO.....X;.XOXX.X.O/XXXXO.O../OOXX..OOO/OO..XOOXO/.OXOOXX.O/O..X..OXO/XOXOXX.XO/O.O.OO.X./..XXXXX..";
+
+/// A running `uttt serve` on a free port, ended when dropped.
+struct Served {
+    child: Child,
+    /// `127.0.0.1:PORT`.
+    address: String,
+}
+
+impl Served {
+    fn start(extra: &[&str]) -> Served {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_uttt"))
+            .args([
+                "serve",
+                "--port",
+                "0",
+                "--table-mem",
+                "64M",
+                "--threads",
+                "1",
+            ])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("uttt runs");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let address = first
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_else(|| panic!("no URL in {first:?}"))
+            .to_string();
+        Served { child, address }
+    }
+
+    /// `GET path`: the status and the body.
+    fn get(&self, path: &str) -> (u16, String) {
+        let mut stream = TcpStream::connect(&self.address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            self.address
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").unwrap();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        (status, body.to_string())
+    }
+
+    /// `GET path`, which must answer 200 with JSON.
+    fn json(&self, path: &str) -> Value {
+        let (status, body) = self.get(path);
+        assert_eq!(status, 200, "{path}: {body}");
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"))
+    }
+
+    /// Sends `signal` and waits for the exit code.
+    fn stop_with(mut self, signal: &str) -> Option<i32> {
+        common::send_signal(&self.child, signal);
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(start.elapsed() < Duration::from_secs(30), "still serving");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `position` as a query value: its `;`, `/` and `@` escaped.
+fn escaped(position: &str) -> String {
+    position
+        .replace(';', "%3B")
+        .replace('/', "%2F")
+        .replace('@', "%40")
+        .replace(' ', "+")
+}
+
+#[test]
+fn the_api_answers_what_the_command_line_answers() {
+    let served = Served::start(&[]);
+    let (code, cli, _) = common::run_uttt(&["analyze", LATE, "--json", "--threads", "1"]);
+    assert_eq!(code, 0);
+    let cli: Value = serde_json::from_str(&cli).unwrap();
+    let api = served.json(&format!("/api/analyze?position={}", escaped(LATE)));
+    assert_eq!(api["position"], cli["position"]);
+    assert_eq!(api["value"], cli["value"]);
+    let values = |json: &Value| -> Vec<(String, String)> {
+        let mut moves: Vec<(String, String)> = json["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["move"].to_string(), m["value"].to_string()))
+            .collect();
+        moves.sort();
+        moves
+    };
+    assert_eq!(values(&api), values(&cli));
+    // The keys in the same order as the command's `--json`.
+    let keys = |json: &Value| {
+        json.as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(keys(&api), keys(&cli));
+
+    let (code, cli, _) = common::run_uttt(&["solve", LATE, "--json", "--threads", "1"]);
+    assert_eq!(code, 0);
+    let cli: Value = serde_json::from_str(&cli).unwrap();
+    let api = served.json(&format!("/api/solve?position={}", escaped(LATE)));
+    assert_eq!(api["result"], cli["result"]);
+    assert_eq!(api["result"], "draw");
+
+    // The position after a click, in any notation the command line reads.
+    let shown = served.json("/api/show?position=ee+ea&play=ae");
+    let (_, expected, _) = common::run_uttt(&["show", "ee ea ae", "--json"]);
+    let expected: Value = serde_json::from_str(&expected).unwrap();
+    assert_eq!(shown["position"], expected["position"]);
+    assert_eq!(shown["to_move"], "O");
+    assert_eq!(shown["playable_boards"], serde_json::json!([4]));
+    let link = "https://uttt.ai/init?actions=x40o38";
+    let from_link = served.json(&format!("/api/show?position={}", escaped(link)));
+    let (_, expected, _) = common::run_uttt(&["show", link, "--json"]);
+    let expected: Value = serde_json::from_str(&expected).unwrap();
+    assert_eq!(from_link["position"], expected["position"]);
+}
+
+#[test]
+fn bad_requests_get_the_command_lines_error_and_the_server_goes_on() {
+    let served = Served::start(&[]);
+    let (code, _, stderr) = common::run_uttt(&["solve", "ee zz"]);
+    assert_eq!(code, 2);
+    let (status, body) = served.get("/api/solve?position=ee+zz");
+    assert_eq!(status, 400, "{body}");
+    let error: Value = serde_json::from_str(&body).unwrap();
+    let text = error["error"].as_str().unwrap();
+    let cli_text = stderr.trim().trim_start_matches("error: ");
+    assert_eq!(text, cli_text);
+    for (path, status) in [
+        ("/api/solve", 400),
+        ("/api/analyze?position=start&time_limit=soon", 400),
+        ("/api/show?position=ee&play=aa", 400),
+        ("/api/show?position=%ZZ", 400),
+        ("/api/show?position=start&rules=chess", 400),
+        ("/nothing/here", 404),
+        (
+            "/api/analyze?position=X%3B...XXX...%3BXXX......%2F........%2F",
+            400,
+        ),
+    ] {
+        let (got, body) = served.get(path);
+        assert_eq!(got, status, "{path}: {body}");
+        let error: Value = serde_json::from_str(&body).unwrap();
+        assert!(!error["error"].as_str().unwrap().is_empty(), "{path}");
+    }
+    // Still serving.
+    assert_eq!(served.json("/api/show?position=start")["to_move"], "X");
+}
+
+#[test]
+fn the_page_is_one_self_contained_file() {
+    let served = Served::start(&[]);
+    let (status, page) = served.get("/");
+    assert_eq!(status, 200);
+    assert!(page.starts_with("<!DOCTYPE html>"), "{}", &page[..40]);
+    assert!(page.len() < 300 << 10, "{} bytes", page.len());
+    // Nothing is loaded from anywhere else: no absolute URL in a src or href, no import.
+    for outside in ["src=\"http", "href=\"http", "@import", "src=\"//"] {
+        assert!(!page.contains(outside), "{outside}");
+    }
+    assert!(page.contains("/api/show") && page.contains("/api/analyze"));
+}
+
+#[test]
+fn searches_beyond_the_limit_get_503_while_show_still_answers() {
+    let served = Served::start(&["--max-searches", "1", "--time-limit", "3s"]);
+    let address = served.address.clone();
+    std::thread::scope(|scope| {
+        // A search of the empty board, which runs to its limit.
+        let long = scope.spawn(|| served.get("/api/solve?position=start"));
+        std::thread::sleep(Duration::from_millis(500));
+        let (status, body) = served.get("/api/analyze?position=ee+ea+ae");
+        assert_eq!(status, 503, "{body}");
+        let started = Instant::now();
+        let shown = served.json("/api/show?position=start");
+        assert_eq!(shown["legal_moves"].as_array().unwrap().len(), 81);
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        let (status, body) = long.join().unwrap();
+        assert_eq!(status, 200, "{body}");
+        let json: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(json["result"], "unknown", "{address}");
+    });
+    // The slot is free again.
+    let json = served.json("/api/solve?position=ee+ea+ae&time_limit=0.2");
+    assert_eq!(json["result"], "unknown");
+}
+
+#[test]
+fn a_signal_stops_the_server_and_its_searches() {
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let served = Served::start(&["--time-limit", "600s"]);
+        let address = served.address.clone();
+        // A search of the empty board that only the signal ends.
+        let search = std::thread::spawn(move || {
+            let mut stream = TcpStream::connect(&address).unwrap();
+            write!(
+                stream,
+                "GET /api/solve?position=start HTTP/1.1\r\nConnection: close\r\n\r\n"
+            )
+            .unwrap();
+            let mut response = String::new();
+            let _ = stream.read_to_string(&mut response);
+            response
+        });
+        std::thread::sleep(Duration::from_millis(500));
+        assert_eq!(served.stop_with(signal), Some(code), "SIG{signal}");
+        // The running search was stopped and answered with what it knew.
+        let response = search.join().unwrap();
+        assert!(response.contains("\"result\":\"unknown\""), "{response}");
+    }
+}
