@@ -1,0 +1,187 @@
+"""The board of `uttt serve` in a real browser: headless Chromium (Debian's `chromium` and
+`chromium-driver`, driven by Selenium) goes through the page as a person would, and each thing
+the page shows is checked against what the command line says of the same position.
+
+Usage: python3 tests/browser/board_test.py [--uttt target/release/uttt] [--out DIR]
+Run by .ci/run after the build. Screenshots of three steps go to DIR (default
+target/browser-screenshots) for people to look at; they are not compared pixel by pixel.
+Prints one line per check and ends with `N passed, M failed`; exits 1 on any failure.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+import urllib.parse
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+# A draw in which X has drawing and losing moves (the README's analysis).
+LATE = ("X;.XO.....X;.XOXX.X.O/XXXXO.O../OOXX..OOO/OO..XOOXO/.OXOOXX.O/O..X..OXO/XOXOXX.XO/"
+        "O.O.OO.X./..XXXXX..")
+LINK = "https://uttt.ai/init?actions=x40o38"
+# The longest a local page may take to load (issue 57's target).
+LOAD_MS = 200
+
+
+def uttt_json(binary, *args):
+    """The JSON a `uttt` command prints."""
+    out = subprocess.run([binary, *args, "--json"], capture_output=True, text=True, check=True,
+                         timeout=120)
+    return json.loads(out.stdout)
+
+
+def uttt_error(binary, *args):
+    """The error a failing `uttt` command prints, without its `error: `."""
+    out = subprocess.run([binary, *args], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out
+    return out.stderr.strip().removeprefix("error: ")
+
+
+class Board:
+    """The page in a browser, with what a person sees and does there."""
+
+    def __init__(self, driver, url):
+        self.driver = driver
+        self.url = url
+        self.wait = WebDriverWait(driver, 60)
+
+    def open(self, query=""):
+        self.driver.get(self.url + query)
+        self.wait.until(lambda d: d.find_element(By.ID, "notation").text != "")
+
+    def notation(self):
+        return self.driver.find_element(By.ID, "notation").text
+
+    def paste(self, text):
+        field = self.driver.find_element(By.ID, "paste")
+        field.clear()
+        field.send_keys(text)
+        before = self.notation()
+        self.driver.find_element(By.ID, "open").click()
+        self.wait.until(lambda d: self.notation() != before or self.error() != "")
+
+    def error(self):
+        return self.driver.find_element(By.ID, "error").text
+
+    def click_cell(self, move):
+        before = self.notation()
+        self.driver.find_element(By.CSS_SELECTOR, f'.cell[data-move="{move}"]').click()
+        self.wait.until(lambda d: self.notation() != before)
+
+    def marks(self):
+        """The value written in each cell that has one: {move: W/D/L/?}, read in one go (the
+        page redraws its cells as it learns)."""
+        return self.driver.execute_script(
+            "const found = {};"
+            "for (const mark of document.querySelectorAll('.cell .mark'))"
+            "  found[mark.parentElement.dataset.move] = mark.textContent;"
+            "return found;")
+
+    def screenshot(self, path):
+        self.driver.save_screenshot(path)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--uttt", default="target/release/uttt")
+    parser.add_argument("--out", default="target/browser-screenshots")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+
+    server = subprocess.Popen([args.uttt, "serve", "--port", "0", "--threads", "2",
+                               "--table-mem", "64M"], stdout=subprocess.PIPE, text=True)
+    first = server.stdout.readline()
+    url = first.split("uttt serve: ")[1].split(" ")[0]
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                 "--window-size=1200,800"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    board = Board(driver, url)
+    results = []
+
+    def check(name, test):
+        try:
+            test()
+            results.append(True)
+            print(f"ok      {name}", flush=True)
+        except Exception:  # every failure is reported, and the rest still run
+            results.append(False)
+            print(f"FAILED  {name}\n{traceback.format_exc()}", flush=True)
+
+    def loads_quickly():
+        # The first load also starts the browser's own machinery: the page is timed on the
+        # loads after it, the best of three.
+        times = []
+        for _ in range(4):
+            board.open()
+            times.append(driver.execute_script(
+                "return performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd;"))
+        best = min(times[1:])
+        print(f"        the page loaded in {best:.0f} ms (loads: "
+              f"{', '.join(f'{t:.0f}' for t in times)} ms)")
+        assert best < LOAD_MS, times
+        # Nothing was fetched from anywhere but the server.
+        names = driver.execute_script(
+            "return performance.getEntriesByType('resource').map(r => r.name);")
+        assert all(name.startswith(url) for name in names), names
+
+    def paste_a_link_then_click_moves():
+        board.paste(LINK)
+        assert board.notation() == uttt_json(args.uttt, "show", LINK)["position"]
+        board.screenshot(os.path.join(args.out, "1-pasted-link.png"))
+        # x40o38 is `ee ec`: X is sent to board c.
+        board.click_cell("ca")
+        board.click_cell("ae")
+        expected = uttt_json(args.uttt, "show", "ee ec ca ae")["position"]
+        assert board.notation() == expected, (board.notation(), expected)
+        # Undo and redo step through the line.
+        driver.find_element(By.ID, "undo").click()
+        board.wait.until(lambda d: board.notation() != expected)
+        assert board.notation() == uttt_json(args.uttt, "show", "ee ec ca")["position"]
+        driver.find_element(By.ID, "redo").click()
+        board.wait.until(lambda d: board.notation() == expected)
+
+    def analysis_matches_the_command_line():
+        board.open("?position=" + urllib.parse.quote(LATE))
+        driver.find_element(By.ID, "analyze").click()
+        board.wait.until(lambda d: board.marks())
+        words = {"win": "W", "draw": "D", "loss": "L", "unknown": "?"}
+        expected = {m["move"]: words[m["value"]]
+                    for m in uttt_json(args.uttt, "analyze", LATE)["moves"]}
+        assert board.marks() == expected, (board.marks(), expected)
+        board.screenshot(os.path.join(args.out, "2-analysis.png"))
+
+    def a_bad_position_shows_its_error():
+        board.open()
+        board.paste("ee zz")
+        expected = uttt_error(args.uttt, "show", "ee zz")
+        assert board.error() == expected, (board.error(), expected)
+        board.screenshot(os.path.join(args.out, "3-bad-position.png"))
+
+    try:
+        check("the page loads quickly and from the server alone", loads_quickly)
+        check("a pasted uttt.ai link, then clicked moves, undo and redo",
+              paste_a_link_then_click_moves)
+        check("the values in the cells are those of `uttt analyze`",
+              analysis_matches_the_command_line)
+        check("a bad position shows the command line's error", a_bad_position_shows_its_error)
+    finally:
+        driver.quit()
+        server.terminate()
+        server.wait(timeout=30)
+    passed = sum(results)
+    failed = len(results) - passed
+    print(f"browser: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
