@@ -37,8 +37,7 @@ fn a_campaign_over_mpi_resumes_run_after_run_to_the_plain_value_and_certifies() 
                 ])
                 .args(["--json", "--table-mem", table, "--job-work", "300"])
                 .args(["--split-threshold", "200", "--node-limit", "15000"])
-                .output()
-                .expect("mpirun runs");
+                .output_within(RUN_LIMIT);
             let stdout = String::from_utf8_lossy(&out.stdout);
             let json: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
                 panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr))
@@ -198,7 +197,12 @@ fn a_campaign_whose_worker_rank_is_killed_resumes_to_the_right_value_and_certifi
     assert!(kept_after >= kept_before, "{kept_after} < {kept_before}");
     assert_eq!(runs, 1);
     // The same command resumes it.
-    let out = run().output().expect("mpirun runs");
+    let child = run()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mpirun runs");
+    let out = wait_at_most(child, RUN_LIMIT);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     let json: Value = serde_json::from_str(&stdout).unwrap();

@@ -125,8 +125,7 @@ fn the_summary_of_an_mpi_solve_shows_the_worker_ranks_threads_and_tables() {
             "--table-mem",
             "32M",
         ])
-        .output()
-        .expect("mpirun runs");
+        .output_within(RUN_LIMIT);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
     assert!(stdout.contains("engine pn-dfpn (6 threads)"), "{stdout}");
@@ -175,8 +174,7 @@ fn each_worker_rank_searches_with_its_own_threads() {
         .args(rank("3"))
         .arg(":")
         .args(rank("2"))
-        .output()
-        .expect("mpirun runs");
+        .output_within(RUN_LIMIT);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let json: Value = serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr)));
@@ -281,8 +279,7 @@ fn a_worker_rank_pinned_to_fewer_cpus_than_threads_says_how_to_unbind_it() {
             .args(["-np", "2", "taskset", "-c", "0", env!("CARGO_BIN_EXE_uttt")])
             .args(["solve", MEDIUM, "--mpi", "--json", "--table-mem", "32M"])
             .args(["--threads", threads])
-            .output()
-            .expect("mpirun runs")
+            .output_within(RUN_LIMIT)
     };
     let out = pinned("2");
     let stderr = String::from_utf8_lossy(&out.stderr);

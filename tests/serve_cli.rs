@@ -49,21 +49,7 @@ impl Served {
 
     /// `GET path`: the status and the body.
     fn get(&self, path: &str) -> (u16, String) {
-        let mut stream = TcpStream::connect(&self.address).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .unwrap();
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-            self.address
-        )
-        .unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).unwrap();
-        let (head, body) = response.split_once("\r\n\r\n").unwrap();
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        (status, body.to_string())
+        get(&self.address, path)
     }
 
     /// `GET path`, which must answer 200 with JSON.
@@ -87,10 +73,54 @@ impl Served {
     }
 }
 
+/// `GET path` of the server at `address`: the status and the body.
+fn get(address: &str, path: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        address
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, body.to_string())
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Starts a search of the empty board that runs to the server's time limit and waits until it
+/// holds the one search slot of a server started with `--max-searches 1` (another search is
+/// then refused with 503): its thread, which returns its status and body. A probe that came
+/// first takes the slot itself and the search is refused; then it is started again.
+fn search_holding_the_slot(served: &Served) -> std::thread::JoinHandle<(u16, String)> {
+    let start = Instant::now();
+    loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no search held the slot"
+        );
+        let address = served.address.clone();
+        let search = std::thread::spawn(move || get(&address, "/api/solve?position=start"));
+        std::thread::sleep(Duration::from_millis(300));
+        if search.is_finished() {
+            continue;
+        }
+        let (status, _) = served.get("/api/analyze?position=ee+ea+ae&time_limit=0.01");
+        if status == 503 {
+            return search;
+        }
+        let _ = search.join();
     }
 }
 
@@ -123,15 +153,24 @@ fn the_api_answers_what_the_command_line_answers() {
         moves
     };
     assert_eq!(values(&api), values(&cli));
-    // The keys in the same order as the command's `--json`.
-    let keys = |json: &Value| {
-        json.as_object()
+    // The keys in the same order as the command's `--json`, read from the raw texts (a parsed
+    // object's keys come out sorted).
+    let (_, raw_api) = served.get(&format!("/api/analyze?position={}", escaped(LATE)));
+    let (_, raw_cli, _) = common::run_uttt(&["analyze", LATE, "--json", "--threads", "1"]);
+    let order = |raw: &str| {
+        let mut keys: Vec<(usize, String)> = cli
+            .as_object()
             .unwrap()
             .keys()
-            .cloned()
-            .collect::<Vec<_>>()
+            .map(|key| {
+                let at = raw.find(&format!("\"{key}\":"));
+                (at.unwrap_or_else(|| panic!("{key} in {raw}")), key.clone())
+            })
+            .collect();
+        keys.sort();
+        keys.into_iter().map(|(_, key)| key).collect::<Vec<_>>()
     };
-    assert_eq!(keys(&api), keys(&cli));
+    assert_eq!(order(&raw_api), order(&raw_cli));
 
     let (code, cli, _) = common::run_uttt(&["solve", LATE, "--json", "--threads", "1"]);
     assert_eq!(code, 0);
@@ -203,26 +242,20 @@ fn the_page_is_one_self_contained_file() {
 #[test]
 fn searches_beyond_the_limit_get_503_while_show_still_answers() {
     let served = Served::start(&["--max-searches", "1", "--time-limit", "3s"]);
-    let address = served.address.clone();
-    std::thread::scope(|scope| {
-        // A search of the empty board, which runs to its limit.
-        let long = scope.spawn(|| served.get("/api/solve?position=start"));
-        std::thread::sleep(Duration::from_millis(500));
-        let (status, body) = served.get("/api/analyze?position=ee+ea+ae");
-        assert_eq!(status, 503, "{body}");
-        let started = Instant::now();
-        let shown = served.json("/api/show?position=start");
-        assert_eq!(shown["legal_moves"].as_array().unwrap().len(), 81);
-        assert!(
-            started.elapsed() < Duration::from_secs(2),
-            "{:?}",
-            started.elapsed()
-        );
-        let (status, body) = long.join().unwrap();
-        assert_eq!(status, 200, "{body}");
-        let json: Value = serde_json::from_str(&body).unwrap();
-        assert_eq!(json["result"], "unknown", "{address}");
-    });
+    // A search of the empty board, which runs to its limit, holds the one slot.
+    let long = search_holding_the_slot(&served);
+    let started = Instant::now();
+    let shown = served.json("/api/show?position=start");
+    assert_eq!(shown["legal_moves"].as_array().unwrap().len(), 81);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let (status, body) = long.join().unwrap();
+    assert_eq!(status, 200, "{body}");
+    let json: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(json["result"], "unknown");
     // The slot is free again.
     let json = served.json("/api/solve?position=ee+ea+ae&time_limit=0.2");
     assert_eq!(json["result"], "unknown");
@@ -231,24 +264,44 @@ fn searches_beyond_the_limit_get_503_while_show_still_answers() {
 #[test]
 fn a_signal_stops_the_server_and_its_searches() {
     for (signal, code) in [("INT", 130), ("TERM", 143)] {
-        let served = Served::start(&["--time-limit", "600s"]);
-        let address = served.address.clone();
+        let served = Served::start(&["--time-limit", "600s", "--max-searches", "1"]);
         // A search of the empty board that only the signal ends.
-        let search = std::thread::spawn(move || {
-            let mut stream = TcpStream::connect(&address).unwrap();
-            write!(
-                stream,
-                "GET /api/solve?position=start HTTP/1.1\r\nConnection: close\r\n\r\n"
-            )
-            .unwrap();
-            let mut response = String::new();
-            let _ = stream.read_to_string(&mut response);
-            response
-        });
-        std::thread::sleep(Duration::from_millis(500));
+        let search = search_holding_the_slot(&served);
+        // A client that connects and sends nothing does not hold the shutdown up.
+        let _silent = TcpStream::connect(&served.address).unwrap();
         assert_eq!(served.stop_with(signal), Some(code), "SIG{signal}");
         // The running search was stopped and answered with what it knew.
-        let response = search.join().unwrap();
-        assert!(response.contains("\"result\":\"unknown\""), "{response}");
+        let (status, body) = search.join().unwrap();
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains("\"result\":\"unknown\""), "{body}");
     }
+}
+
+#[test]
+fn a_request_with_a_body_is_refused_unread_and_the_server_goes_on() {
+    let served = Served::start(&[]);
+    for head in [
+        "POST /api/show?position=start HTTP/1.1\r\nContent-Length: 99999999999999999\r\n\r\n",
+        "GET /api/show?position=start HTTP/1.1\r\nContent-Length: 99999999999999999\r\n\r\n",
+        "GET /api/show?position=start HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "NONSENSE\r\n\r\n",
+    ] {
+        let mut stream = TcpStream::connect(&served.address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        stream.write_all(head.as_bytes()).unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let status = response.split(' ').nth(1).unwrap_or_default().to_string();
+        assert!(
+            ["400", "405", "413"].contains(&status.as_str()),
+            "{head:?}: {response}"
+        );
+    }
+    assert_eq!(served.json("/api/show?position=start")["to_move"], "X");
+    // The rule set comes back with every position, for the page to pass it on.
+    let open = served.json("/api/show?position=open%3Aee+ea");
+    assert_eq!(open["rules"], "open");
+    assert_eq!(served.json("/api/show?position=ee")["rules"], "common");
 }

@@ -171,7 +171,8 @@ fn percent_decode(text: &str) -> Result<String, RequestError> {
 #[derive(Serialize)]
 pub struct ShowJson {
     position: Position,
-    #[serde(skip_serializing_if = "Rules::is_common")]
+    /// Always given: the page passes it back with every request, since the notation of a
+    /// position does not name its rule set.
     rules: Rules,
     to_move: Player,
     /// `X`, `O` or `draw` once the game is over, else null.

@@ -7,16 +7,17 @@
 //! [`ServerConfig::max_searches`] searches at once (a search request beyond them gets 503 at
 //! once rather than a queue that grows), bounds every search by the server's time limit, and
 //! shares one table between all requests. Each request is answered on a thread of its own, so
-//! that `/api/show` answers while searches run; at most [`MAX_REQUESTS`] are in flight.
+//! that `/api/show` answers while searches run; at most [`MAX_REQUESTS`] are in flight. The
+//! HTTP it speaks is its own ([`http`]): GET without a body, every read and write timed.
 
 mod api;
+mod http;
 
 pub use api::{parse_request, Request, RequestError, Searches, ShowJson};
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use tiny_http::{Header, Response, Server, StatusCode};
 
 /// The page, with its script and style inline: no request leaves for anywhere else.
 const PAGE: &str = include_str!("page.html");
@@ -24,8 +25,8 @@ const PAGE: &str = include_str!("page.html");
 /// The most requests answered at once; beyond them a request gets 503.
 pub const MAX_REQUESTS: usize = 64;
 
-/// How often the accepting thread looks at the stop flag while no request comes.
-const STOP_POLL: Duration = Duration::from_millis(100);
+/// How often the accepting thread looks for a connection and at the stop flag.
+const ACCEPT_POLL: Duration = Duration::from_millis(20);
 
 /// How the server runs.
 pub struct ServerConfig {
@@ -37,71 +38,92 @@ pub struct ServerConfig {
     pub max_searches: usize,
 }
 
-/// A running server's socket, before it answers anything.
+/// A server's socket, before it answers anything.
 pub struct Listening {
-    server: Server,
+    listener: TcpListener,
 }
 
 impl Listening {
     /// Listens on `address`.
     pub fn bind(address: SocketAddr) -> anyhow::Result<Listening> {
-        let server = Server::http(address)
+        let listener = TcpListener::bind(address)
             .map_err(|e| anyhow::anyhow!("cannot listen on {address}: {e}"))?;
-        Ok(Listening { server })
+        // Accepting never blocks, so that the stop flag is seen within [`ACCEPT_POLL`].
+        listener.set_nonblocking(true)?;
+        Ok(Listening { listener })
     }
 
     /// The address it listens on (with the port the system chose for port 0).
     pub fn address(&self) -> Option<SocketAddr> {
-        self.server.server_addr().to_ip()
+        self.listener.local_addr().ok()
     }
 
     /// Answers requests with `searches` until its stop flag is raised, then waits for the
-    /// requests under way (their searches stop with the same flag) and returns.
+    /// requests under way, which end soon: their searches stop with the same flag, and every
+    /// read and write has a time limit ([`http::READ_TIMEOUT`], [`http::WRITE_TIMEOUT`]).
     pub fn serve(self, config: &ServerConfig, searches: &Searches) {
         let in_flight = AtomicUsize::new(0);
         let searching = AtomicUsize::new(0);
         std::thread::scope(|scope| {
             while !searches.stop.load(Ordering::Relaxed) {
-                let request = match self.server.recv_timeout(STOP_POLL) {
-                    Ok(Some(request)) => request,
-                    Ok(None) => continue,
-                    Err(_) => break,
+                let stream = match self.listener.accept() {
+                    Ok((stream, _)) => stream,
+                    Err(_) => {
+                        // Nothing waiting (or a connection that failed as it came).
+                        std::thread::sleep(ACCEPT_POLL);
+                        continue;
+                    }
                 };
+                if stream.set_nonblocking(false).is_err() {
+                    continue;
+                }
                 if in_flight.fetch_add(1, Ordering::SeqCst) >= MAX_REQUESTS {
                     in_flight.fetch_sub(1, Ordering::SeqCst);
-                    respond_error(request, 503, "too many requests at once");
+                    // Unread: the answer is short, and its write has a time limit.
+                    respond_error(stream, 503, "too many requests at once");
                     continue;
                 }
                 let (in_flight, searching) = (&in_flight, &searching);
-                scope.spawn(move || {
-                    answer(request, config, searches, searching);
+                let spawned = std::thread::Builder::new()
+                    .name("uttt-request".into())
+                    .spawn_scoped(scope, move || {
+                        answer(stream, config, searches, searching);
+                        in_flight.fetch_sub(1, Ordering::SeqCst);
+                    });
+                if spawned.is_err() {
+                    // No thread to be had: the connection closes unanswered.
                     in_flight.fetch_sub(1, Ordering::SeqCst);
-                });
+                }
             }
         });
     }
 }
 
-/// Answers one request: the page, a show at once, or a search if a slot is free.
+/// Answers one connection's request: the page, a show at once, or a search if a slot is free.
 fn answer(
-    request: tiny_http::Request,
+    mut stream: TcpStream,
     config: &ServerConfig,
     searches: &Searches,
     searching: &AtomicUsize,
 ) {
-    if *request.method() != tiny_http::Method::Get {
-        respond_error(request, 405, "only GET is served");
-        return;
+    let head = match http::read_head(&mut stream) {
+        Ok(head) => head,
+        Err(http::ReadError::Gone) => return,
+        Err(http::ReadError::Malformed(text)) => return respond_error(stream, 400, &text),
+    };
+    if head.method != "GET" {
+        return respond_error(stream, 405, "only GET is served");
     }
-    let parsed = match parse_request(request.url(), config.rules) {
+    if head.has_body {
+        return respond_error(stream, 413, "a request with a body is not served");
+    }
+    let parsed = match parse_request(&head.target, config.rules) {
         Ok(parsed) => parsed,
-        Err(RequestError::NotFound(text)) => return respond_error(request, 404, &text),
-        Err(RequestError::Bad(text)) => return respond_error(request, 400, &text),
+        Err(RequestError::NotFound(text)) => return respond_error(stream, 404, &text),
+        Err(RequestError::Bad(text)) => return respond_error(stream, 400, &text),
     };
     if parsed == Request::Page {
-        let page = Response::from_string(PAGE).with_header(content_type("text/html"));
-        let _ = request.respond(page);
-        return;
+        return http::respond(stream, 200, "text/html", PAGE.as_bytes());
     }
     if parsed.searches() {
         if searching.fetch_add(1, Ordering::SeqCst) >= config.max_searches {
@@ -110,33 +132,19 @@ fn answer(
                 "{} searches are running, the most at once: try again later",
                 config.max_searches
             );
-            return respond_error(request, 503, &text);
+            return respond_error(stream, 503, &text);
         }
         let json = searches.answer_json(&parsed);
         searching.fetch_sub(1, Ordering::SeqCst);
-        respond_json(request, 200, json);
+        http::respond(stream, 200, "application/json", json.as_bytes());
     } else {
-        respond_json(request, 200, searches.answer_json(&parsed));
+        let json = searches.answer_json(&parsed);
+        http::respond(stream, 200, "application/json", json.as_bytes());
     }
 }
 
-fn content_type(value: &str) -> Header {
-    Header::from_bytes("Content-Type", format!("{value}; charset=utf-8")).expect("a valid header")
-}
-
-fn respond_json(request: tiny_http::Request, status: u16, json: String) {
-    let response = Response::from_string(json)
-        .with_status_code(StatusCode(status))
-        .with_header(content_type("application/json"));
-    // A client that went away needs no answer.
-    let _ = request.respond(response);
-}
-
 /// An error as JSON, `{"error": TEXT}`, with its status.
-fn respond_error(request: tiny_http::Request, status: u16, text: &str) {
-    respond_json(
-        request,
-        status,
-        serde_json::json!({ "error": text }).to_string(),
-    );
+fn respond_error(stream: TcpStream, status: u16, text: &str) {
+    let json = serde_json::json!({ "error": text }).to_string();
+    http::respond(stream, status, "application/json", json.as_bytes());
 }

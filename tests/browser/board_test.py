@@ -96,15 +96,31 @@ def main():
 
     server = subprocess.Popen([args.uttt, "serve", "--port", "0", "--threads", "2",
                                "--table-mem", "64M"], stdout=subprocess.PIPE, text=True)
-    first = server.stdout.readline()
-    url = first.split("uttt serve: ")[1].split(" ")[0]
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                 "--window-size=1200,800"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    board = Board(driver, url)
+    driver = None
+    try:
+        first = server.stdout.readline()
+        url = first.split("uttt serve: ")[1].split(" ")[0]
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                     "--window-size=1200,800"):
+            options.add_argument(flag)
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        results = run_checks(args, Board(driver, url), url)
+    finally:
+        if driver is not None:
+            driver.quit()
+        server.terminate()
+        server.wait(timeout=30)
+    passed = sum(results)
+    failed = len(results) - passed
+    print(f"browser: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+def run_checks(args, board, url):
+    """Goes through the page; a list of each check's success."""
+    driver = board.driver
     results = []
 
     def check(name, test):
@@ -166,22 +182,21 @@ def main():
         assert board.error() == expected, (board.error(), expected)
         board.screenshot(os.path.join(args.out, "3-bad-position.png"))
 
-    try:
-        check("the page loads quickly and from the server alone", loads_quickly)
-        check("a pasted uttt.ai link, then clicked moves, undo and redo",
-              paste_a_link_then_click_moves)
-        check("the values in the cells are those of `uttt analyze`",
-              analysis_matches_the_command_line)
-        check("a bad position shows the command line's error", a_bad_position_shows_its_error)
-    finally:
-        driver.quit()
-        server.terminate()
-        server.wait(timeout=30)
-    passed = sum(results)
-    failed = len(results) - passed
-    print(f"browser: {passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    def the_rule_set_stays_with_the_board():
+        board.open("?position=" + urllib.parse.quote("open:ee ea"))
+        board.click_cell("ae")
+        expected = uttt_json(args.uttt, "show", "open:ee ea ae")["position"]
+        assert board.notation() == expected, (board.notation(), expected)
+        assert "rules=open" in driver.current_url, driver.current_url
 
+    check("the page loads quickly and from the server alone", loads_quickly)
+    check("a pasted uttt.ai link, then clicked moves, undo and redo",
+          paste_a_link_then_click_moves)
+    check("the values in the cells are those of `uttt analyze`",
+          analysis_matches_the_command_line)
+    check("a bad position shows the command line's error", a_bad_position_shows_its_error)
+    check("a position under another rule set keeps it", the_rule_set_stays_with_the_board)
+    return results
 
 if __name__ == "__main__":
     main()

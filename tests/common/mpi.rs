@@ -1,7 +1,8 @@
 //! Helpers of the tests that run `uttt` under `mpirun` (built with `--features mpi`).
 
 use serde_json::Value;
-use std::process::{Child, Command, Output};
+use std::io::Read;
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// X wins; one-threaded DFPN takes about 16,000 nodes.
@@ -90,7 +91,7 @@ pub fn solve_over(
     position: &str,
     extra: &[&str],
 ) -> (i32, Value) {
-    let out = mpirun_over(ranks, transport)
+    let child = mpirun_over(ranks, transport)
         .args([
             "solve",
             position,
@@ -102,8 +103,11 @@ pub fn solve_over(
             table,
         ])
         .args(extra)
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("mpirun runs");
+    let out = wait_at_most(child, RUN_LIMIT);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let json = serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr)));
@@ -218,16 +222,63 @@ pub fn kill_rank_once_running(rank: usize, marker: &str, after: Duration) {
     assert!(killed.success());
 }
 
-/// Waits for `child` (an `mpirun`) to end, at most `limit` (then kills it and fails); its
-/// exit status and output.
+/// Waits for `child` (an `mpirun` whose output is piped) to end, at most `limit`; then ends it
+/// (SIGTERM, which `mpirun` passes on to its ranks, and SIGKILL if it is still there 10 s later)
+/// and fails. Its exit status and output.
 pub fn wait_at_most(mut child: Child, limit: Duration) -> Output {
+    // Read as it comes, so that a full pipe never stops the run.
+    let read_all = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = pipe.read_to_end(&mut text);
+            text
+        })
+    };
+    let stdout = read_all(Box::new(child.stdout.take().expect("piped stdout")));
+    let stderr = read_all(Box::new(child.stderr.take().expect("piped stderr")));
     let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
         if start.elapsed() > limit {
+            let _ = Command::new("kill")
+                .args(["-TERM", &child.id().to_string()])
+                .status();
+            let ended = Instant::now();
+            while child.try_wait().unwrap().is_none() && ended.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(100));
+            }
             let _ = child.kill();
+            let _ = child.wait();
             panic!("the run went on for {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(50));
+    };
+    Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
     }
-    child.wait_with_output().unwrap()
+}
+
+/// The longest one `mpirun` of these tests may take: far more than any needs, so that a run
+/// that hangs fails its test instead of holding CI up.
+pub const RUN_LIMIT: Duration = Duration::from_secs(600);
+
+/// [`Command::output`] within a time limit (see [`wait_at_most`]).
+pub trait OutputWithin {
+    /// Runs the command with its output piped, for at most `limit`.
+    fn output_within(&mut self, limit: Duration) -> Output;
+}
+
+impl OutputWithin for Command {
+    fn output_within(&mut self, limit: Duration) -> Output {
+        let child = self
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mpirun runs");
+        wait_at_most(child, limit)
+    }
 }
