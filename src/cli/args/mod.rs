@@ -6,8 +6,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 mod position;
+mod serve;
 
 pub use position::{parse_rules, PositionArgs, RuleSetArg};
+pub use serve::ServeArgs;
 
 /// Solver for Ultimate Tic Tac Toe (common rules).
 #[derive(Parser, Debug)]
@@ -223,32 +225,6 @@ pub struct DbCheckArgs {
 /// The default of `--db-min-work`: answers of fewer nodes are not worth a row (they take
 /// milliseconds to find again).
 pub const DEFAULT_DB_MIN_WORK: u64 = 10_000;
-
-/// Options of `uttt serve`.
-#[derive(Args, Debug)]
-pub struct ServeArgs {
-    /// The port to listen on (0: any free port, printed at the start).
-    #[arg(long, default_value_t = 8080)]
-    pub port: u16,
-    /// The address to listen on: 127.0.0.1 (this machine only) unless another is given.
-    #[arg(long, value_name = "ADDRESS", default_value = "127.0.0.1")]
-    pub bind: std::net::IpAddr,
-    /// The rule set of positions that name none.
-    #[command(flatten)]
-    pub rule_set: RuleSetArg,
-    /// Search threads of each search (default: the available parallelism).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub threads: Option<u32>,
-    /// The one transposition table of every request.
-    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
-    pub table_mem: u64,
-    /// The longest any search may take; a request's `time_limit` may ask for less.
-    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = parse_duration)]
-    pub time_limit: Duration,
-    /// The most searches at once; a search asked for beyond them gets 503.
-    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub max_searches: u32,
-}
 
 /// Options of `uttt show`.
 #[derive(Args, Debug)]
