@@ -15,7 +15,7 @@ mod http;
 
 pub use api::{parse_request, Request, RequestError, Searches, ShowJson};
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -25,8 +25,10 @@ const PAGE: &str = include_str!("page.html");
 /// The most requests answered at once; beyond them a request gets 503.
 pub const MAX_REQUESTS: usize = 64;
 
-/// How often the accepting thread looks for a connection and at the stop flag.
-const ACCEPT_POLL: Duration = Duration::from_millis(20);
+/// How often a watching thread looks at the stop flag, to wake the accepting thread (which
+/// waits for connections without a time limit, so that a request is taken in the moment it
+/// comes) once it is raised.
+const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// How the server runs.
 pub struct ServerConfig {
@@ -48,8 +50,6 @@ impl Listening {
     pub fn bind(address: SocketAddr) -> anyhow::Result<Listening> {
         let listener = TcpListener::bind(address)
             .map_err(|e| anyhow::anyhow!("cannot listen on {address}: {e}"))?;
-        // Accepting never blocks, so that the stop flag is seen within [`ACCEPT_POLL`].
-        listener.set_nonblocking(true)?;
         Ok(Listening { listener })
     }
 
@@ -64,19 +64,36 @@ impl Listening {
     pub fn serve(self, config: &ServerConfig, searches: &Searches) {
         let in_flight = AtomicUsize::new(0);
         let searching = AtomicUsize::new(0);
+        let wake_address = self.address().map(|address| {
+            // A connection to an unspecified address (0.0.0.0) goes to this machine.
+            let ip = match address.ip() {
+                ip if ip.is_unspecified() && ip.is_ipv4() => Ipv4Addr::LOCALHOST.into(),
+                ip if ip.is_unspecified() => Ipv6Addr::LOCALHOST.into(),
+                ip => ip,
+            };
+            SocketAddr::new(ip, address.port())
+        });
         std::thread::scope(|scope| {
-            while !searches.stop.load(Ordering::Relaxed) {
-                let stream = match self.listener.accept() {
-                    Ok((stream, _)) => stream,
-                    Err(_) => {
-                        // Nothing waiting (or a connection that failed as it came).
-                        std::thread::sleep(ACCEPT_POLL);
-                        continue;
-                    }
-                };
-                if stream.set_nonblocking(false).is_err() {
-                    continue;
+            scope.spawn(|| {
+                while !searches.stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(STOP_POLL);
                 }
+                // Wakes the accepting thread, which then sees the flag.
+                if let Some(address) = wake_address {
+                    let _ = TcpStream::connect_timeout(&address, Duration::from_secs(1));
+                }
+            });
+            loop {
+                let accepted = self.listener.accept();
+                if searches.stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Ok((stream, _)) = accepted else {
+                    // A connection that failed as it came (or no descriptor left): not to
+                    // spin on.
+                    std::thread::sleep(Duration::from_millis(10));
+                    continue;
+                };
                 if in_flight.fetch_add(1, Ordering::SeqCst) >= MAX_REQUESTS {
                     in_flight.fetch_sub(1, Ordering::SeqCst);
                     // Unread: the answer is short, and its write has a time limit.
