@@ -146,10 +146,11 @@ fn percent_decode(text: &str) -> Result<String, RequestError> {
             b'%' => {
                 let hex = bytes
                     .get(i + 1..i + 3)
+                    .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
                     .and_then(|h| std::str::from_utf8(h).ok())
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
                     .ok_or_else(|| {
-                        RequestError::Bad(format!("a bad escape at byte {} of the query", i + 1))
+                        RequestError::Bad(format!("a bad %-escape in `{text}` at byte {}", i + 1))
                     })?;
                 out.push(hex);
                 i += 3;
@@ -332,7 +333,8 @@ mod tests {
         assert!(bad("/api/solve?position=zz").starts_with("invalid position `zz`: "));
         assert!(bad("/api/solve?position=start&time_limit=-1").contains("time_limit"));
         assert!(bad("/api/show?position=ee&play=aa").contains("not a legal move"));
-        assert!(bad("/api/show?position=%zz").contains("bad escape"));
+        assert!(bad("/api/show?position=%zz").contains("bad %-escape in `%zz` at byte 1"));
+        assert!(bad("/api/show?position=%+5").contains("bad %-escape"));
         assert!(bad("/api/show?position=start&rules=chess").contains("unknown rule set"));
         assert!(matches!(
             parse_request("/api/nothing", Rules::Common),
