@@ -191,6 +191,15 @@ fn the_api_answers_what_the_command_line_answers() {
     let (_, expected, _) = common::run_uttt(&["show", link, "--json"]);
     let expected: Value = serde_json::from_str(&expected).unwrap();
     assert_eq!(from_link["position"], expected["position"]);
+    // And back in uttt.ai's notation, to copy, as `uttt show` writes it.
+    assert_eq!(
+        from_link["notations"]["uttt_ai_state"],
+        expected["notations"]["uttt_ai_state"]
+    );
+    assert_eq!(
+        from_link["notations"]["uttt_ai_link"],
+        expected["notations"]["uttt_ai_link"]
+    );
 }
 
 #[test]

@@ -8,6 +8,7 @@ use crate::game::formats::{
     uttt_ai_state_link,
 };
 use crate::game::{format_moves, format_position, Game, Move, Player, Rules};
+use crate::services::NotationsJson;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -104,20 +105,7 @@ struct ShowJson {
     moves: Option<Vec<Move>>,
     /// Left out when won boards stay open (uttt.ai and CodinGame close them).
     #[serde(skip_serializing_if = "Option::is_none")]
-    notations: Option<Notations>,
-}
-
-/// The position (and a game's moves) in the other notations.
-#[derive(Serialize)]
-struct Notations {
-    uttt_ai_state: String,
-    uttt_ai_link: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    uttt_ai_moves: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    uttt_ai_moves_link: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    codingame: Option<String>,
+    notations: Option<NotationsJson>,
 }
 
 impl ShowJson {
@@ -131,13 +119,7 @@ impl ShowJson {
             game_over: pos.is_over(),
             legal_moves: pos.legal_moves().collect(),
             moves: game.moves.clone(),
-            notations: pos.rules().won_boards_close().then(|| Notations {
-                uttt_ai_state: format_uttt_ai_state(pos),
-                uttt_ai_link: uttt_ai_state_link(pos),
-                uttt_ai_moves: moves.map(format_uttt_ai_moves),
-                uttt_ai_moves_link: moves.map(uttt_ai_moves_link),
-                codingame: moves.map(format_codingame),
-            }),
+            notations: NotationsJson::of(pos, moves),
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::game::{parse_game_arg_under, Move, Outcome, Player, Position, Rules};
 use crate::search::SolveOptions;
-use crate::services::{AnalysisJson, SolveJson, Solver};
+use crate::services::{AnalysisJson, NotationsJson, SolveJson, Solver};
 use crate::table::Table;
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
@@ -185,6 +185,9 @@ pub struct ShowJson {
     /// The boards the side to move may play in (none once the game is over).
     playable_boards: Vec<usize>,
     legal_moves: Vec<Move>,
+    /// The position in uttt.ai's notation (`uttt_ai_state`, `uttt_ai_link`), to copy back;
+    /// null under the rule set where won boards stay open.
+    notations: Option<NotationsJson>,
 }
 
 impl ShowJson {
@@ -233,6 +236,7 @@ impl ShowJson {
             boards,
             playable_boards,
             legal_moves,
+            notations: NotationsJson::of(&position, None),
         }
     }
 }

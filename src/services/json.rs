@@ -4,6 +4,10 @@
 
 use super::{Analysis, BinaryOutcome, CertificateFigures, DatabaseReport, SolveReport};
 use super::{SolveValue, TableReport, Verdict};
+use crate::game::formats::{
+    format_codingame, format_uttt_ai_moves, format_uttt_ai_state, uttt_ai_moves_link,
+    uttt_ai_state_link,
+};
 use crate::game::{Move, Player, Position, Rules};
 use crate::search::pn_dfpn::TreeReport;
 use serde::Serialize;
@@ -166,5 +170,33 @@ impl<'a> AnalysisJson<'a> {
             nodes: analysis.nodes,
             table: &analysis.table,
         }
+    }
+}
+
+/// A position (and a game's moves) in the other programs' notations, which close won boards:
+/// none under the rule set where won boards stay open.
+#[derive(Serialize)]
+pub struct NotationsJson {
+    uttt_ai_state: String,
+    uttt_ai_link: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uttt_ai_moves: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uttt_ai_moves_link: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    codingame: Option<String>,
+}
+
+impl NotationsJson {
+    /// `pos` in the other notations, with `moves` (a game from the start, not empty) when the
+    /// position was given as one; `None` where those notations cannot write it.
+    pub fn of(pos: &Position, moves: Option<&[Move]>) -> Option<NotationsJson> {
+        pos.rules().won_boards_close().then(|| NotationsJson {
+            uttt_ai_state: format_uttt_ai_state(pos),
+            uttt_ai_link: uttt_ai_state_link(pos),
+            uttt_ai_moves: moves.map(format_uttt_ai_moves),
+            uttt_ai_moves_link: moves.map(uttt_ai_moves_link),
+            codingame: moves.map(format_codingame),
+        })
     }
 }

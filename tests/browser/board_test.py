@@ -151,7 +151,13 @@ def run_checks(args, board, url):
 
     def paste_a_link_then_click_moves():
         board.paste(LINK)
-        assert board.notation() == uttt_json(args.uttt, "show", LINK)["position"]
+        shown = uttt_json(args.uttt, "show", LINK)
+        assert board.notation() == shown["position"]
+        # The position to copy back in uttt.ai's notation, as `uttt show` writes it.
+        state = driver.find_element(By.ID, "uttt-ai-state").text
+        assert state == "uttt.ai state: " + shown["notations"]["uttt_ai_state"], state
+        link = driver.find_element(By.ID, "uttt-ai-link").get_attribute("href")
+        assert link == shown["notations"]["uttt_ai_link"], link
         board.screenshot(os.path.join(args.out, "1-pasted-link.png"))
         # x40o38 is `ee ec`: X is sent to board c.
         board.click_cell("ca")
@@ -190,7 +196,7 @@ def run_checks(args, board, url):
         assert "rules=open" in driver.current_url, driver.current_url
 
     check("the page loads quickly and from the server alone", loads_quickly)
-    check("a pasted uttt.ai link, then clicked moves, undo and redo",
+    check("a pasted uttt.ai link (shown back in its notation), then clicked moves, undo and redo",
           paste_a_link_then_click_moves)
     check("the values in the cells are those of `uttt analyze`",
           analysis_matches_the_command_line)
