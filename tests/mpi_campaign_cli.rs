@@ -66,24 +66,7 @@ fn a_campaign_over_mpi_resumes_run_after_run_to_the_plain_value_and_certifies() 
         // The campaign the ranks settled is certified, and the certificate verifies.
         let certificate = dir.join(format!("campaign-{table}.cert"));
         let certificate = certificate.to_str().unwrap();
-        let (code, stdout, stderr) = common::run_uttt(&[
-            "campaign",
-            "certify",
-            MEDIUM,
-            "--db",
-            db,
-            "--certificate",
-            certificate,
-            "--verify",
-            "--json",
-            "--table-mem",
-            table,
-        ]);
-        assert_eq!(code, 0, "{stdout} {stderr}");
-        let figures: Value = serde_json::from_str(&stdout).unwrap();
-        assert_eq!(figures["certified"], true, "{figures}");
-        let (code, stdout, _) = common::run_uttt(&["verify", certificate]);
-        assert_eq!(code, 0, "{stdout}");
+        certify_and_verify(MEDIUM, db, certificate, table);
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -115,6 +98,29 @@ fn an_mpi_solve_fills_and_reads_the_database() {
     assert_eq!(plain["database"]["answered"], true, "{plain}");
     assert_eq!(plain["result"], "X");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Certifies the settled campaign on `position` in `db` into `certificate` (re-solving its
+/// pieces on a `table` table) with `--verify`, and checks the file again with `uttt verify`.
+fn certify_and_verify(position: &str, db: &str, certificate: &str, table: &str) {
+    let (code, stdout, stderr) = common::run_uttt(&[
+        "campaign",
+        "certify",
+        position,
+        "--db",
+        db,
+        "--certificate",
+        certificate,
+        "--verify",
+        "--json",
+        "--table-mem",
+        table,
+    ]);
+    assert_eq!(code, 0, "{stdout} {stderr}");
+    let figures: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(figures["certified"], true, "{figures}");
+    let (code, stdout, _) = common::run_uttt(&["verify", certificate]);
+    assert_eq!(code, 0, "{stdout}");
 }
 
 /// The kept tree of "does X win?" in a campaign's status: its nodes and its runs; `None`
@@ -197,12 +203,7 @@ fn a_campaign_whose_worker_rank_is_killed_resumes_to_the_right_value_and_certifi
     assert!(kept_after >= kept_before, "{kept_after} < {kept_before}");
     assert_eq!(runs, 1);
     // The same command resumes it.
-    let child = run()
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mpirun runs");
-    let out = wait_at_most(child, RUN_LIMIT);
+    let out = run().output_within(RUN_LIMIT);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     let json: Value = serde_json::from_str(&stdout).unwrap();
@@ -211,21 +212,6 @@ fn a_campaign_whose_worker_rank_is_killed_resumes_to_the_right_value_and_certifi
     assert_eq!(runs, 2);
     let certificate = dir.join("campaign.cert");
     let certificate = certificate.to_str().unwrap();
-    let (code, stdout, stderr) = common::run_uttt(&[
-        "campaign",
-        "certify",
-        LONGER,
-        "--db",
-        db,
-        "--certificate",
-        certificate,
-        "--verify",
-        "--json",
-        "--table-mem",
-        "32M",
-    ]);
-    assert_eq!(code, 0, "{stdout} {stderr}");
-    let (code, stdout, _) = common::run_uttt(&["verify", certificate]);
-    assert_eq!(code, 0, "{stdout}");
+    certify_and_verify(LONGER, db, certificate, "32M");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -91,7 +91,7 @@ pub fn solve_over(
     position: &str,
     extra: &[&str],
 ) -> (i32, Value) {
-    let child = mpirun_over(ranks, transport)
+    let out = mpirun_over(ranks, transport)
         .args([
             "solve",
             position,
@@ -103,11 +103,7 @@ pub fn solve_over(
             table,
         ])
         .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mpirun runs");
-    let out = wait_at_most(child, RUN_LIMIT);
+        .output_within(RUN_LIMIT);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let json = serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr)));
