@@ -39,7 +39,8 @@ def figures(report, one):
         "nps": report["nps"],
     }
     ranks = report.get("ranks")
-    if ranks:
+    # Builds before 2026-11-28 (third stop) do not count their messages.
+    if ranks and "to_rank" in ranks[0]:
         row["messages"] = sum(r["to_rank"]["messages"] + r["from_rank"]["messages"]
                               for r in ranks)
         row["message_bytes"] = sum(r["to_rank"]["bytes"] + r["from_rank"]["bytes"]

@@ -264,9 +264,7 @@ impl Searches<'_> {
                 time_limit,
             } => {
                 let options = self.options_within(time_limit);
-                let report = Solver::new(&options, self.table)
-                    .stopped_by(self.stop)
-                    .solve(&position);
+                let report = self.solver(&options).solve(&position);
                 serde_json::to_string(&SolveJson::of(&report))
             }
             Request::Analyze {
@@ -274,15 +272,18 @@ impl Searches<'_> {
                 time_limit,
             } => {
                 let options = self.options_within(time_limit);
-                let analysis = Solver::new(&options, self.table)
-                    .stopped_by(self.stop)
-                    .analyze(&position);
+                let analysis = self.solver(&options).analyze(&position);
                 let json =
                     AnalysisJson::of(&analysis, options.engine.name(), options.worker_threads());
                 serde_json::to_string(&json)
             }
         };
         json.expect("answers serialise")
+    }
+
+    /// A solver with `options` on the shared table, stopped with the server.
+    fn solver<'s>(&'s self, options: &'s SolveOptions) -> Solver<'s> {
+        Solver::new(options, self.table).stopped_by(self.stop)
     }
 
     /// The server's options with the time limit of a request that asks for a shorter one.

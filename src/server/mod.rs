@@ -142,21 +142,42 @@ fn answer(
     if parsed == Request::Page {
         return http::respond(stream, 200, "text/html", PAGE.as_bytes());
     }
-    if parsed.searches() {
-        if searching.fetch_add(1, Ordering::SeqCst) >= config.max_searches {
-            searching.fetch_sub(1, Ordering::SeqCst);
+    // A search holds one of the search slots while it runs.
+    let slot = if parsed.searches() {
+        let Some(slot) = SearchSlot::take(searching, config.max_searches) else {
             let text = format!(
                 "{} searches are running, the most at once: try again later",
                 config.max_searches
             );
             return respond_error(stream, 503, &text);
-        }
-        let json = searches.answer_json(&parsed);
-        searching.fetch_sub(1, Ordering::SeqCst);
-        http::respond(stream, 200, "application/json", json.as_bytes());
+        };
+        Some(slot)
     } else {
-        let json = searches.answer_json(&parsed);
-        http::respond(stream, 200, "application/json", json.as_bytes());
+        None
+    };
+    let json = searches.answer_json(&parsed);
+    drop(slot);
+    http::respond(stream, 200, "application/json", json.as_bytes());
+}
+
+/// One of the server's search slots, given back when dropped.
+struct SearchSlot<'a>(&'a AtomicUsize);
+
+impl<'a> SearchSlot<'a> {
+    /// A slot of the `most` that `taken` counts, if one is free.
+    fn take(taken: &'a AtomicUsize, most: usize) -> Option<SearchSlot<'a>> {
+        if taken.fetch_add(1, Ordering::SeqCst) >= most {
+            taken.fetch_sub(1, Ordering::SeqCst);
+            None
+        } else {
+            Some(SearchSlot(taken))
+        }
+    }
+}
+
+impl Drop for SearchSlot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
