@@ -5,7 +5,7 @@ use super::super::{EXIT_INCOMPLETE, EXIT_OK};
 use crate::cli::board::{render_board, Mark};
 use crate::game::{Move, Rules};
 use crate::search::numbers::INFINITY;
-pub use crate::services::json::{verdict_label, AnalysisJson, SolveJson};
+pub use crate::services::json::{verdict_label, verdict_words, AnalysisJson, SolveJson};
 use crate::services::CertificateFigures;
 use crate::services::{
     Analysis, BinaryOutcome, DatabaseReport, SolveReport, SolveValue, TableReport, Verdict,
@@ -115,15 +115,6 @@ pub fn table_text(t: &TableReport) -> String {
     )
 }
 
-/// What a result means in words, e.g. `X wins`, `draw`, `O does not win`.
-pub fn verdict_words(verdict: Verdict) -> String {
-    match verdict {
-        Verdict::Wins(player) => format!("{player} wins"),
-        Verdict::Draw => "draw".into(),
-        Verdict::DoesNotWin(player) => format!("{player} does not win"),
-        Verdict::Unknown => "unknown".into(),
-    }
-}
 
 /// The bound a win or a failed win of a depth-bounded question is about, in words
 /// (` within 30 plies`); empty for other verdicts and for unbounded questions.

@@ -9,14 +9,12 @@ use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
 use crate::game::notation::split_moves;
 use crate::game::NotationError;
-use crate::game::{parse_game_arg_under, Move, Outcome, Player, Position};
+use crate::game::{parse_game_arg_under, Move, Outcome, Position};
 use crate::search::SolveOptions;
-use crate::services::review::{
-    review, Decision, Mark, PlyReview, Review, ReviewEvent, ReviewLimits, WalkEnd,
-};
-use crate::services::{SolveValue, Solver, TableReport, Verdict};
+use crate::services::json::{decision_text, review_lines};
+use crate::services::review::{review, Mark, Review, ReviewEvent, ReviewLimits, WalkEnd};
+use crate::services::{Solver, Verdict};
 use anyhow::Context;
-use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::sync::atomic::Ordering;
@@ -160,62 +158,6 @@ fn mark_word(mark: Mark) -> &'static str {
     }
 }
 
-/// A game value for `player` as a past-tense verb: what a move that reached it did.
-fn reached_verb(value: Verdict, player: Player) -> &'static str {
-    match value.value_for(player) {
-        SolveValue::Win => "kept the win",
-        SolveValue::Draw => "drew",
-        SolveValue::Loss => "lost",
-        SolveValue::Unknown => "reached an unknown position",
-    }
-}
-
-/// What a move that keeps `value` does for `player`: `wins`, `draws`, `loses`.
-fn keeping_verb(value: Verdict, player: Player) -> &'static str {
-    match value.value_for(player) {
-        SolveValue::Win => "wins",
-        SolveValue::Draw => "draws",
-        SolveValue::Loss | SolveValue::Unknown => "loses",
-    }
-}
-
-/// Where the result was decided, in a sentence, e.g. "decided at ply 20: X played `ah` and
-/// drew; `ab` wins".
-fn decision_text(review: &Review) -> String {
-    match review.decision() {
-        Decision::At(ply) => {
-            let entry = &review.plies[ply];
-            let mover = entry.to_move();
-            let after = review.plies[ply + 1].value;
-            let played = entry.played.map_or_else(String::new, |m| m.to_string());
-            let better = match entry.better_move {
-                Some(better) => format!("`{better}` {}", keeping_verb(entry.value, mover)),
-                None => format!(
-                    "{} had a move that {}",
-                    mover,
-                    keeping_verb(entry.value, mover)
-                ),
-            };
-            format!(
-                "decided at ply {ply}: {mover} played `{played}` and {}; {better}",
-                reached_verb(after, mover)
-            )
-        }
-        Decision::AtOrBefore(ply) => format!(
-            "decided at ply {ply} or earlier: {} from there on, every move kept it (the value \
-             before ply {ply} is unknown)",
-            verdict_words(review.plies[ply].value)
-        ),
-        Decision::FromStart => format!(
-            "decided from the start: {}, and every move kept it",
-            verdict_words(review.plies[0].value)
-        ),
-        Decision::Unknown => {
-            "not decided within the limits: the final position's value is unknown".into()
-        }
-    }
-}
-
 /// The final position's result: how the game ended, or its value if it goes on.
 fn result_text(review: &Review) -> String {
     let Some(last) = review.plies.last() else {
@@ -333,113 +275,13 @@ fn review_text(review: &Review, options: &SolveOptions, limits: ReviewLimits) ->
     out
 }
 
-/// One ply of the JSON Lines.
-#[derive(Serialize)]
-struct PlyJson {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    ply: usize,
-    position: Position,
-    to_move: Player,
-    reviewed: bool,
-    value: String,
-    best_move: Option<Move>,
-    #[serde(rename = "move")]
-    played: Option<Move>,
-    mark: Option<Mark>,
-    better_move: Option<Move>,
-    time_ms: u64,
-    nodes: u64,
-    from_database: bool,
-    deduced: bool,
-}
-
-impl PlyJson {
-    fn of(p: &PlyReview) -> PlyJson {
-        PlyJson {
-            kind: "ply",
-            ply: p.ply,
-            position: p.position,
-            to_move: p.to_move(),
-            reviewed: p.reviewed,
-            value: verdict_label(p.value),
-            best_move: p.best_move,
-            played: p.played,
-            mark: p.mark,
-            better_move: p.better_move,
-            time_ms: p.elapsed.as_millis() as u64,
-            nodes: p.nodes,
-            from_database: p.from_database,
-            deduced: p.deduced,
-        }
-    }
-}
-
-/// The closing summary of the JSON Lines.
-#[derive(Serialize)]
-struct SummaryJson<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    result: String,
-    game_over: bool,
-    decision: &'static str,
-    decided_at: Option<usize>,
-    text: String,
-    mistakes: Vec<usize>,
-    blunders: Vec<usize>,
-    earliest_reviewed: Option<usize>,
-    walk_end: WalkEnd,
-    positions_reviewed: usize,
-    engine: &'static str,
-    threads: usize,
-    time_limit_ms: Option<u64>,
-    time_ms: u64,
-    nodes: u64,
-    table: &'a TableReport,
-}
-
 /// The review as JSON Lines: one object per ply (`"type": "ply"`), then a summary.
 fn review_json(review: &Review, options: &SolveOptions) -> anyhow::Result<String> {
     let mut out = String::new();
-    for p in &review.plies {
-        out += &serde_json::to_string(&PlyJson::of(p))?;
+    for line in review_lines(review, options) {
+        out += &serde_json::to_string(&line)?;
         out.push('\n');
     }
-    let plies_marked = |mark: Mark| -> Vec<usize> {
-        review
-            .plies
-            .iter()
-            .filter(|p| p.mark == Some(mark))
-            .map(|p| p.ply)
-            .collect()
-    };
-    let (decision, decided_at) = match review.decision() {
-        Decision::At(ply) => ("at", Some(ply)),
-        Decision::AtOrBefore(ply) => ("at_or_before", Some(ply)),
-        Decision::FromStart => ("from_start", Some(0)),
-        Decision::Unknown => ("unknown", None),
-    };
-    let summary = SummaryJson {
-        kind: "summary",
-        result: verdict_label(review.result()),
-        game_over: review.plies.last().is_some_and(|p| p.position.is_over()),
-        decision,
-        decided_at,
-        text: decision_text(review),
-        mistakes: plies_marked(Mark::Mistake),
-        blunders: plies_marked(Mark::Blunder),
-        earliest_reviewed: review.earliest_reviewed(),
-        walk_end: review.end,
-        positions_reviewed: review.positions_reviewed(),
-        engine: options.engine.name(),
-        threads: options.worker_threads(),
-        time_limit_ms: options.time_limit.map(|t| t.as_millis() as u64),
-        time_ms: review.elapsed.as_millis() as u64,
-        nodes: review.nodes(),
-        table: &review.table,
-    };
-    out += &serde_json::to_string(&summary)?;
-    out.push('\n');
     Ok(out)
 }
 

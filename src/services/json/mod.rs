@@ -2,6 +2,10 @@
 //! typed views of a report that serialise as the command line's `--json` prints them, and as
 //! the server answers, so that both say the same.
 
+mod review;
+
+pub use review::{decision_text, review_lines, verdict_words, PlyJson, ReviewLine, SummaryJson};
+
 use super::{Analysis, BinaryOutcome, CertificateFigures, DatabaseReport, SolveReport};
 use super::{SolveValue, TableReport, Verdict};
 use crate::game::formats::{
