@@ -4,6 +4,7 @@
 use super::{read_blocks, verify_blocks, Claim, ClaimKind, Failure, FormatError, Verified};
 use crate::game::{plies_words, Player, Position};
 use std::fmt;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -209,12 +210,24 @@ pub fn check_file(path: &Path) -> Result<FileCheck, CheckFileError> {
         path: path.to_path_buf(),
         source,
     })?;
-    let blocks = read_blocks(&mut std::io::BufReader::new(file)).map_err(|source| {
+    check_reader(&mut std::io::BufReader::new(file), start).map_err(|source| {
         CheckFileError::Format {
             path: path.to_path_buf(),
             source,
         }
-    })?;
+    })
+}
+
+/// Reads and checks a certificate held in memory (one sent to the server, say); an error when
+/// it is not in the certificate format.
+pub fn check_bytes(bytes: &[u8]) -> Result<FileCheck, FormatError> {
+    check_reader(&mut &bytes[..], Instant::now())
+}
+
+/// Reads the blocks of a certificate from `input` and checks them; `start` is when the check
+/// began, for its time.
+fn check_reader(input: &mut impl BufRead, start: Instant) -> Result<FileCheck, FormatError> {
+    let blocks = read_blocks(input)?;
     let (results, referenced) = verify_blocks(&blocks);
     let blocks = blocks
         .iter()

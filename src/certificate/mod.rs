@@ -50,7 +50,9 @@ mod check;
 mod format;
 mod verify;
 
-pub use check::{check_file, BlockCheck, CheckFileError, FileCheck, Proven, Statement};
+pub use check::{
+    check_bytes, check_file, BlockCheck, CheckFileError, FileCheck, Proven, Statement,
+};
 pub use format::{
     read_blocks, write_block, Block, Claim, ClaimKind, FormatError, MAX_BOUND, VERSIONS,
 };

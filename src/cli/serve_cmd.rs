@@ -29,9 +29,14 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<i32> {
     // The first line says where, for a person or a script that started it with port 0.
     println!("uttt serve: http://{address}/ (Ctrl-C to stop)");
     std::io::stdout().flush()?;
+    let database = match &args.db {
+        Some(path) => Some(crate::db::Database::open(path)?),
+        None => None,
+    };
     let searches = Searches {
         options,
         table: &table,
+        database: database.as_ref(),
         stop,
     };
     listening.serve(&config, &searches);

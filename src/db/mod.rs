@@ -40,6 +40,8 @@ pub enum Source {
     Review,
     /// A campaign.
     Campaign,
+    /// `uttt serve` (its solves, analyses and reviews).
+    Serve,
     /// `uttt db import` of a fact without a source.
     Import,
 }
@@ -51,6 +53,7 @@ impl Source {
             Source::Analyze => "analyze",
             Source::Review => "review",
             Source::Campaign => "campaign",
+            Source::Serve => "serve",
             Source::Import => "import",
         }
     }
@@ -61,6 +64,7 @@ impl Source {
             Source::Analyze,
             Source::Review,
             Source::Campaign,
+            Source::Serve,
             Source::Import,
         ]
         .into_iter()

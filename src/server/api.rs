@@ -1,14 +1,8 @@
-//! The JSON API under the page: each endpoint reads its query, asks the services, and answers
-//! the same JSON as the command's `--json` (see docs/server.md). Requests are typed here
-//! ([`Request`]) before anything runs, so that bad input is a 400 with the command line's error
-//! text and never reaches a search.
+//! The JSON API's requests: each endpoint's path, method and query read into a typed
+//! [`Request`] before anything runs, so that bad input is a 400 with the command line's error
+//! text and never reaches a search (see docs/server.md).
 
-use crate::game::{parse_game_arg_under, Move, Outcome, Player, Position, Rules};
-use crate::search::SolveOptions;
-use crate::services::{AnalysisJson, NotationsJson, SolveJson, Solver};
-use crate::table::Table;
-use serde::Serialize;
-use std::sync::atomic::AtomicBool;
+use crate::game::{parse_game_arg_under, Game, Move, Position, Rules};
 use std::time::Duration;
 
 /// A request of the API, read from its path and query.
@@ -16,8 +10,12 @@ use std::time::Duration;
 pub enum Request {
     /// `GET /`: the page.
     Page,
-    /// `GET /api/show?position=P[&play=MOVE]`: the position (after `MOVE`, if given).
-    Show { position: Position },
+    /// `GET /api/show?position=P[&play=MOVES]`: the position (after `MOVES`, if given), with
+    /// the game's moves from the start when the text gave them.
+    Show {
+        position: Position,
+        moves: Option<Vec<Move>>,
+    },
     /// `GET /api/solve?position=P[&time_limit=S]`: its value.
     Solve {
         position: Position,
@@ -28,12 +26,56 @@ pub enum Request {
         position: Position,
         time_limit: Option<Duration>,
     },
+    /// `GET /api/review?game=G[&time_limit=S]`: the game's positions solved from its end back.
+    Review {
+        rules: Rules,
+        moves: Vec<Move>,
+        time_limit: Option<Duration>,
+    },
+    /// `GET /api/certificate?position=P[&time_limit=S]`: the position solved and its proof
+    /// certificate written, as a file.
+    Certificate {
+        position: Position,
+        time_limit: Option<Duration>,
+    },
+    /// `POST /api/verify[?name=FILE]`: the certificate in the body checked; `name` is what the
+    /// answer calls it.
+    Verify { name: String },
 }
 
 impl Request {
-    /// Whether the request runs a search (and so takes one of the server's search slots).
+    /// Whether the request runs a search or a check (and so takes one of the server's search
+    /// slots).
     pub fn searches(&self) -> bool {
-        matches!(self, Request::Solve { .. } | Request::Analyze { .. })
+        !matches!(self, Request::Page | Request::Show { .. })
+    }
+
+    /// Whether the request's answer is JSON that a client may take as server-sent events
+    /// (progress, then the answer): a solve, an analysis or a review.
+    pub fn streams(&self) -> bool {
+        matches!(
+            self,
+            Request::Solve { .. } | Request::Analyze { .. } | Request::Review { .. }
+        )
+    }
+
+    /// The method the request's endpoint is asked with.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Request::Verify { .. } => "POST",
+            _ => "GET",
+        }
+    }
+
+    /// The time limit the request asks for, if any.
+    pub fn time_limit(&self) -> Option<Duration> {
+        match *self {
+            Request::Solve { time_limit, .. }
+            | Request::Analyze { time_limit, .. }
+            | Request::Review { time_limit, .. }
+            | Request::Certificate { time_limit, .. } => time_limit,
+            Request::Page | Request::Show { .. } | Request::Verify { .. } => None,
+        }
     }
 }
 
@@ -47,31 +89,27 @@ pub enum RequestError {
     Bad(String),
 }
 
-/// Reads a request from its URL (`/api/solve?position=...`) under `rules`, the server's rule
-/// set unless the query names another (`rules=open`).
-pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
-    let (path, query) = url.split_once('?').unwrap_or((url, ""));
-    let params = query_pairs(query)?;
-    let param = |name: &str| {
-        params
+/// The query of a request, decoded.
+struct Query(Vec<(String, String)>);
+
+impl Query {
+    /// The value of parameter `name`, if given.
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
             .iter()
             .find(|(key, _)| key == name)
             .map(|(_, value)| value.as_str())
-    };
-    let rules = match param("rules") {
-        None => rules,
-        Some(name) => Rules::from_name(name)
-            .ok_or_else(|| RequestError::Bad(format!("unknown rule set `{name}`")))?,
-    };
-    let position = || -> Result<Position, RequestError> {
-        let text = param("position")
-            .ok_or_else(|| RequestError::Bad("the parameter `position` is missing".into()))?;
-        let game = parse_game_arg_under(text, rules)
-            .map_err(|e| RequestError::Bad(format!("invalid position `{text}`: {e}")))?;
-        Ok(game.position)
-    };
-    let time_limit = || -> Result<Option<Duration>, RequestError> {
-        param("time_limit")
+    }
+
+    /// The value of the parameter `name`, which must be given.
+    fn required(&self, name: &str) -> Result<&str, RequestError> {
+        self.get(name)
+            .ok_or_else(|| RequestError::Bad(format!("the parameter `{name}` is missing")))
+    }
+
+    /// `time_limit`, in seconds, if given.
+    fn time_limit(&self) -> Result<Option<Duration>, RequestError> {
+        self.get("time_limit")
             .map(|text| {
                 text.parse::<f64>()
                     .ok()
@@ -84,12 +122,36 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
                     })
             })
             .transpose()
+    }
+}
+
+/// Reads a request from its URL (`/api/solve?position=...`) under `rules`, the server's rule
+/// set unless the query names another (`rules=open`).
+pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let query = Query(query_pairs(query)?);
+    let rules = match query.get("rules") {
+        None => rules,
+        Some(name) => Rules::from_name(name)
+            .ok_or_else(|| RequestError::Bad(format!("unknown rule set `{name}`")))?,
     };
+    let game = |parameter: &str, what: &str| -> Result<Game, RequestError> {
+        let text = query.required(parameter)?;
+        parse_game_arg_under(text, rules)
+            .map_err(|e| RequestError::Bad(format!("invalid {what} `{text}`: {e}")))
+    };
+    let position = || game("position", "position").map(|game| game.position);
     match path {
         "/" | "/index.html" => Ok(Request::Page),
         "/api/show" => {
-            let mut position = position()?;
-            if let Some(text) = param("play") {
+            let Game {
+                mut position,
+                mut moves,
+            } = game("position", "position")?;
+            for text in query
+                .get("play")
+                .map_or(Vec::new(), |t| t.split(' ').collect())
+            {
                 let mv: Move = text
                     .parse()
                     .map_err(|e| RequestError::Bad(format!("play: {e}")))?;
@@ -99,12 +161,15 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
                     )));
                 }
                 position = position.play(mv);
+                if let Some(moves) = moves.as_mut() {
+                    moves.push(mv);
+                }
             }
-            Ok(Request::Show { position })
+            Ok(Request::Show { position, moves })
         }
         "/api/solve" => Ok(Request::Solve {
             position: position()?,
-            time_limit: time_limit()?,
+            time_limit: query.time_limit()?,
         }),
         "/api/analyze" => {
             let position = position()?;
@@ -115,9 +180,30 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
             }
             Ok(Request::Analyze {
                 position,
-                time_limit: time_limit()?,
+                time_limit: query.time_limit()?,
             })
         }
+        "/api/review" => {
+            let moves = game("game", "game")?.moves.ok_or_else(|| {
+                RequestError::Bad(
+                    "a review needs a game, the moves from the start (a move list, a uttt.ai \
+                     move list or link, or CodinGame moves), not a position without its moves"
+                        .into(),
+                )
+            })?;
+            Ok(Request::Review {
+                rules,
+                moves,
+                time_limit: query.time_limit()?,
+            })
+        }
+        "/api/certificate" => Ok(Request::Certificate {
+            position: position()?,
+            time_limit: query.time_limit()?,
+        }),
+        "/api/verify" => Ok(Request::Verify {
+            name: query.get("name").unwrap_or("request body").to_string(),
+        }),
         other => Err(RequestError::NotFound(format!(
             "no page or endpoint {other}"
         ))),
@@ -168,135 +254,6 @@ fn percent_decode(text: &str) -> Result<String, RequestError> {
     String::from_utf8(out).map_err(|_| RequestError::Bad("the query is not UTF-8".into()))
 }
 
-/// The JSON of `/api/show`: what a board needs to draw a position and take a click.
-#[derive(Serialize)]
-pub struct ShowJson {
-    position: Position,
-    /// Always given: the page passes it back with every request, since the notation of a
-    /// position does not name its rule set.
-    rules: Rules,
-    to_move: Player,
-    /// `X`, `O` or `draw` once the game is over, else null.
-    result: Option<String>,
-    /// The 81 cells, board by board in reading order, each `X`, `O` or `.`.
-    cells: String,
-    /// The 9 boards: `X`, `O` (won), `#` (drawn or full) or `.` (open).
-    boards: String,
-    /// The boards the side to move may play in (none once the game is over).
-    playable_boards: Vec<usize>,
-    legal_moves: Vec<Move>,
-    /// The position in uttt.ai's notation (`uttt_ai_state`, `uttt_ai_link`), to copy back;
-    /// null under the rule set where won boards stay open.
-    notations: Option<NotationsJson>,
-}
-
-impl ShowJson {
-    /// The view of `position`.
-    pub fn of(position: Position) -> ShowJson {
-        let mut cells = String::with_capacity(81);
-        for board in 0..9 {
-            for cell in 0..9 {
-                let bit = 1 << cell;
-                cells.push(if position.local_cells(Player::X, board) & bit != 0 {
-                    'X'
-                } else if position.local_cells(Player::O, board) & bit != 0 {
-                    'O'
-                } else {
-                    '.'
-                });
-            }
-        }
-        let boards = (0..9)
-            .map(|board| {
-                let bit = 1 << board;
-                if position.won_boards(Player::X) & bit != 0 {
-                    'X'
-                } else if position.won_boards(Player::O) & bit != 0 {
-                    'O'
-                } else if position.closed_boards() & bit != 0 {
-                    '#'
-                } else {
-                    '.'
-                }
-            })
-            .collect();
-        let legal_moves: Vec<Move> = position.legal_moves().collect();
-        let mut playable_boards: Vec<usize> = legal_moves.iter().map(|m| m.board()).collect();
-        playable_boards.dedup();
-        ShowJson {
-            position,
-            rules: position.rules(),
-            to_move: position.side_to_move(),
-            result: match position.outcome() {
-                Outcome::InPlay => None,
-                Outcome::Won(player) => Some(player.letter().to_string()),
-                Outcome::Draw => Some("draw".into()),
-            },
-            cells,
-            boards,
-            playable_boards,
-            legal_moves,
-            notations: NotationsJson::of(&position, None),
-        }
-    }
-}
-
-/// What the searches of the server share: the options every request starts from, the one
-/// table, and the flag that stops every search (Ctrl-C, SIGTERM).
-pub struct Searches<'a> {
-    /// The options of every search; a request's `time_limit` may only shorten its limit.
-    pub options: SolveOptions,
-    /// The one table of every request.
-    pub table: &'a Table,
-    /// Raised to stop every running search.
-    pub stop: &'a AtomicBool,
-}
-
-impl Searches<'_> {
-    /// Answers `request` (a search, or the show of a position) with its JSON, its keys in the
-    /// order the command line's `--json` prints them.
-    pub fn answer_json(&self, request: &Request) -> String {
-        let json = match *request {
-            Request::Page => Ok("null".to_string()),
-            Request::Show { position } => serde_json::to_string(&ShowJson::of(position)),
-            Request::Solve {
-                position,
-                time_limit,
-            } => {
-                let options = self.options_within(time_limit);
-                let report = self.solver(&options).solve(&position);
-                serde_json::to_string(&SolveJson::of(&report))
-            }
-            Request::Analyze {
-                position,
-                time_limit,
-            } => {
-                let options = self.options_within(time_limit);
-                let analysis = self.solver(&options).analyze(&position);
-                let json =
-                    AnalysisJson::of(&analysis, options.engine.name(), options.worker_threads());
-                serde_json::to_string(&json)
-            }
-        };
-        json.expect("answers serialise")
-    }
-
-    /// A solver with `options` on the shared table, stopped with the server.
-    fn solver<'s>(&'s self, options: &'s SolveOptions) -> Solver<'s> {
-        Solver::new(options, self.table).stopped_by(self.stop)
-    }
-
-    /// The server's options with the time limit of a request that asks for a shorter one.
-    fn options_within(&self, time_limit: Option<Duration>) -> SolveOptions {
-        let mut options = self.options.clone();
-        options.time_limit = match (options.time_limit, time_limit) {
-            (Some(most), Some(asked)) => Some(most.min(asked)),
-            (most, asked) => most.or(asked),
-        };
-        options
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,13 +276,47 @@ mod tests {
         assert_eq!(
             open,
             Request::Show {
-                position: Position::start_under(Rules::WonBoardsOpen)
+                position: Position::start_under(Rules::WonBoardsOpen),
+                moves: Some(Vec::new()),
             }
         );
-        let played = parse_request("/api/show?position=start&play=ee", Rules::Common).unwrap();
-        let after: Position = "ee".parse().unwrap();
-        assert_eq!(played, Request::Show { position: after });
         assert_eq!(parse_request("/", Rules::Common), Ok(Request::Page));
+        let verify = parse_request("/api/verify?name=x.cert", Rules::Common).unwrap();
+        assert_eq!(verify.method(), "POST");
+        assert!(verify.searches());
+    }
+
+    #[test]
+    fn moves_played_on_a_shown_game_extend_it() {
+        let played = parse_request("/api/show?position=ee&play=ea+ae", Rules::Common).unwrap();
+        assert_eq!(
+            played,
+            Request::Show {
+                position: "ee ea ae".parse().unwrap(),
+                moves: Some(moves_of("ee ea ae")),
+            }
+        );
+        // A position given without its moves stays without them.
+        let text = "ee ea".parse::<Position>().unwrap().to_string();
+        let url = format!("/api/show?position={}&play=ae", text.replace(';', "%3B"));
+        let Ok(Request::Show { position, moves }) = parse_request(&url, Rules::Common) else {
+            panic!("{url} is a show");
+        };
+        assert_eq!(position, "ee ea ae".parse().unwrap());
+        assert_eq!(moves, None);
+        let review = parse_request("/api/review?game=ee+ea&time_limit=3", Rules::Common);
+        assert_eq!(
+            review,
+            Ok(Request::Review {
+                rules: Rules::Common,
+                moves: moves_of("ee ea"),
+                time_limit: Some(Duration::from_secs(3)),
+            })
+        );
+    }
+
+    fn moves_of(text: &str) -> Vec<Move> {
+        text.split(' ').map(|m| m.parse().unwrap()).collect()
     }
 
     #[test]
@@ -338,27 +329,20 @@ mod tests {
         assert!(bad("/api/solve?position=zz").starts_with("invalid position `zz`: "));
         assert!(bad("/api/solve?position=start&time_limit=-1").contains("time_limit"));
         assert!(bad("/api/show?position=ee&play=aa").contains("not a legal move"));
+        assert!(bad("/api/show?position=ee&play=ea+zz").starts_with("play: "));
         assert!(bad("/api/show?position=%zz").contains("bad %-escape in `%zz` at byte 1"));
         assert!(bad("/api/show?position=%+5").contains("bad %-escape"));
         assert!(bad("/api/show?position=start&rules=chess").contains("unknown rule set"));
+        assert!(bad("/api/review").contains("`game` is missing"));
+        assert!(bad("/api/review?game=ee+zz").starts_with("invalid game `ee zz`: "));
+        let text = "ee ea".parse::<Position>().unwrap().to_string();
+        assert!(
+            bad(&format!("/api/review?game={}", text.replace(';', "%3B")))
+                .starts_with("a review needs a game")
+        );
         assert!(matches!(
             parse_request("/api/nothing", Rules::Common),
             Err(RequestError::NotFound(_))
         ));
-    }
-
-    #[test]
-    fn a_shown_position_lists_its_boards_cells_and_moves() {
-        let pos: Position = "ee ea".parse().unwrap();
-        let show = serde_json::to_value(ShowJson::of(pos)).unwrap();
-        assert_eq!(show["to_move"], "X");
-        assert_eq!(show["result"], serde_json::Value::Null);
-        let cells = show["cells"].as_str().unwrap();
-        assert_eq!(cells.len(), 81);
-        // ee: board e (4), cell e (4); ea: board e, cell a (0).
-        assert_eq!(&cells[36..45], "O...X....");
-        assert_eq!(show["boards"], ".........");
-        assert_eq!(show["playable_boards"], serde_json::json!([0]));
-        assert_eq!(show["legal_moves"].as_array().unwrap().len(), 9);
     }
 }

@@ -10,13 +10,17 @@
 //! that `/api/show` answers while searches run; at most [`MAX_REQUESTS`] are in flight. The
 //! HTTP it speaks is its own ([`http`]): GET without a body, every read and write timed.
 
+mod answers;
 mod api;
 mod http;
+mod watch;
 
-pub use api::{parse_request, Request, RequestError, Searches, ShowJson};
+pub use answers::{Progress, Searches, ShowJson};
+pub use api::{parse_request, Request, RequestError};
 
+use http::{Answer, BodyLength, HeadRead};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// The page, with its script and style inline: no request leaves for anywhere else.
@@ -24,6 +28,10 @@ const PAGE: &str = include_str!("page.html");
 
 /// The most requests answered at once; beyond them a request gets 503.
 pub const MAX_REQUESTS: usize = 64;
+
+/// The largest certificate `/api/verify` reads (64 MiB: the proof of a position a few dozen
+/// plies from the start); a larger one is checked with `uttt verify FILE`.
+pub const MAX_CERTIFICATE_BYTES: usize = 64 << 20;
 
 /// How often a watching thread looks at the stop flag, to wake the accepting thread (which
 /// waits for connections without a time limit, so that a request is taken in the moment it
@@ -116,48 +124,92 @@ impl Listening {
     }
 }
 
-/// Answers one connection's request: the page, a show at once, or a search if a slot is free.
+/// Answers one connection's request: the page, a show at once, a search if a slot is free
+/// (watched while it runs: see [`watch`]), or a certificate's check.
 fn answer(
     mut stream: TcpStream,
     config: &ServerConfig,
     searches: &Searches,
     searching: &AtomicUsize,
 ) {
-    let head = match http::read_head(&mut stream) {
-        Ok(head) => head,
+    let HeadRead { head, rest } = match http::read_head(&mut stream) {
+        Ok(read) => read,
         Err(http::ReadError::Gone) => return,
         Err(http::ReadError::Malformed(text)) => return respond_error(stream, 400, &text),
     };
-    if head.method != "GET" {
-        return respond_error(stream, 405, "only GET is served");
-    }
-    if head.has_body {
-        return respond_error(stream, 413, "a request with a body is not served");
-    }
-    let parsed = match parse_request(&head.target, config.rules) {
-        Ok(parsed) => parsed,
+    let request = match parse_request(&head.target, config.rules) {
+        Ok(request) => request,
         Err(RequestError::NotFound(text)) => return respond_error(stream, 404, &text),
         Err(RequestError::Bad(text)) => return respond_error(stream, 400, &text),
     };
-    if parsed == Request::Page {
-        return http::respond(stream, 200, "text/html", PAGE.as_bytes());
+    let method = request.method();
+    if head.method != method {
+        return respond_error(
+            stream,
+            405,
+            &format!("this endpoint is asked with {method}"),
+        );
     }
-    // A search holds one of the search slots while it runs.
-    let slot = if parsed.searches() {
-        let Some(slot) = SearchSlot::take(searching, config.max_searches) else {
-            let text = format!(
-                "{} searches are running, the most at once: try again later",
-                config.max_searches
-            );
-            return respond_error(stream, 503, &text);
-        };
-        Some(slot)
-    } else {
-        None
+    let takes_body = matches!(request, Request::Verify { .. });
+    if !takes_body && head.body != BodyLength::None {
+        return respond_error(stream, 413, "a request with a body is not served here");
+    }
+    match request {
+        Request::Page => {
+            let page = Answer {
+                status: 200,
+                content_type: "text/html; charset=utf-8",
+                file_name: None,
+                body: PAGE.as_bytes().to_vec(),
+            };
+            return http::respond(stream, &page);
+        }
+        Request::Show { .. } => {
+            let nothing_stops = AtomicBool::new(false);
+            let answer = searches.answer(&request, &nothing_stops, &Progress::default());
+            return http::respond(stream, &answer);
+        }
+        _ => {}
+    }
+    // A search or a check holds one of the search slots while it runs.
+    let Some(_slot) = SearchSlot::take(searching, config.max_searches) else {
+        let text = format!(
+            "{} searches are running, the most at once: try again later",
+            config.max_searches
+        );
+        return respond_error(stream, 503, &text);
     };
-    let json = searches.answer_json(&parsed);
-    drop(slot);
-    http::respond(stream, 200, "application/json", json.as_bytes());
+    if let Request::Verify { name } = request {
+        let length = match head.body {
+            BodyLength::None => {
+                return respond_error(
+                    stream,
+                    400,
+                    "the certificate to check is the body: it is empty",
+                )
+            }
+            BodyLength::Undeclared => {
+                return respond_error(stream, 411, "a certificate is sent with its Content-Length")
+            }
+            BodyLength::Declared(length) => length,
+        };
+        let Some(length) = usize::try_from(length)
+            .ok()
+            .filter(|&length| length <= MAX_CERTIFICATE_BYTES)
+        else {
+            let text = format!(
+                "a certificate of {length} bytes is more than the {MAX_CERTIFICATE_BYTES} this \
+                 server checks: check it with `uttt verify FILE`"
+            );
+            return respond_error(stream, 413, &text);
+        };
+        let Some(body) = http::read_body(&mut stream, rest, length) else {
+            return;
+        };
+        return http::respond(stream, &searches.verify(name, &body));
+    }
+    let events = head.wants_events && request.streams();
+    watch::answer_watched(stream, events, searches, &request);
 }
 
 /// One of the server's search slots, given back when dropped.
@@ -183,6 +235,5 @@ impl Drop for SearchSlot<'_> {
 
 /// An error as JSON, `{"error": TEXT}`, with its status.
 fn respond_error(stream: TcpStream, status: u16, text: &str) {
-    let json = serde_json::json!({ "error": text }).to_string();
-    http::respond(stream, status, "application/json", json.as_bytes());
+    http::respond(stream, &Answer::error(status, text));
 }

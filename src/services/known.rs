@@ -23,6 +23,12 @@ pub struct StorePolicy {
     pub source: Source,
 }
 
+impl StorePolicy {
+    /// The least work worth a stored fact unless told otherwise: cheaper answers are found
+    /// again faster than the database is read.
+    pub const DEFAULT_MIN_WORK: u64 = 10_000;
+}
+
 /// The verdict and best move `known` gives `pos` for the question(s) `options` asks, if it
 /// answers them and knows a best move; `None` otherwise (then the position is searched).
 ///

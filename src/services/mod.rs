@@ -25,7 +25,7 @@ pub use certify::{
     certify, claims_for, write_and_check, Certificate, CertificateFigures, CertificateRequest,
     CertifyError,
 };
-pub use json::{verdict_label, AnalysisJson, NotationsJson, SolveJson};
+pub use json::{verdict_label, AnalysisJson, NotationsJson, SolveJson, VerifyJson};
 pub use known::StorePolicy;
 pub use player::SearchPlayer;
 pub use report::{

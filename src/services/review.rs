@@ -75,6 +75,10 @@ pub enum WalkEnd {
     Stopped,
 }
 
+/// How many unknown positions in a row end a walk back unless told otherwise: past them the
+/// positions only get harder.
+pub const DEFAULT_UNKNOWNS_IN_A_ROW: usize = 2;
+
 /// When the walk back gives up (each position's own limits are the solver's options).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReviewLimits {

@@ -224,7 +224,7 @@ pub struct DbCheckArgs {
 
 /// The default of `--db-min-work`: answers of fewer nodes are not worth a row (they take
 /// milliseconds to find again).
-pub const DEFAULT_DB_MIN_WORK: u64 = 10_000;
+pub const DEFAULT_DB_MIN_WORK: u64 = crate::services::StorePolicy::DEFAULT_MIN_WORK;
 
 /// Options of `uttt show`.
 #[derive(Args, Debug)]
@@ -424,7 +424,8 @@ pub struct ReviewArgs {
 
 /// The default of `uttt review --stop-after`: two unknowns in a row rarely precede a known
 /// value, since earlier positions are harder.
-pub const DEFAULT_REVIEW_STOP_AFTER: u32 = 2;
+pub const DEFAULT_REVIEW_STOP_AFTER: u32 =
+    crate::services::review::DEFAULT_UNKNOWNS_IN_A_ROW as u32;
 
 /// The default time limit of each position's solve in `uttt review`.
 pub const DEFAULT_REVIEW_TIME_LIMIT: Duration = Duration::from_secs(10);

@@ -14,6 +14,10 @@ pub struct ServeArgs {
     /// The address to listen on: 127.0.0.1 (this machine only) unless another is given.
     #[arg(long, value_name = "ADDRESS", default_value = "127.0.0.1")]
     pub bind: std::net::IpAddr,
+    /// The database of solved positions that every search consults and fills (created if
+    /// missing): the one file the server opens.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<std::path::PathBuf>,
     /// The rule set of positions that name none.
     #[command(flatten)]
     pub rule_set: RuleSetArg,

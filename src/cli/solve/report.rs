@@ -115,7 +115,6 @@ pub fn table_text(t: &TableReport) -> String {
     )
 }
 
-
 /// The bound a win or a failed win of a depth-bounded question is about, in words
 /// (` within 30 plies`); empty for other verdicts and for unbounded questions.
 fn within_words(verdict: Verdict, max_plies: Option<u32>) -> String {

@@ -8,6 +8,7 @@ pub use review::{decision_text, review_lines, verdict_words, PlyJson, ReviewLine
 
 use super::{Analysis, BinaryOutcome, CertificateFigures, DatabaseReport, SolveReport};
 use super::{SolveValue, TableReport, Verdict};
+use crate::certificate::FileCheck;
 use crate::game::formats::{
     format_codingame, format_uttt_ai_moves, format_uttt_ai_state, uttt_ai_moves_link,
     uttt_ai_state_link,
@@ -202,5 +203,59 @@ impl NotationsJson {
             uttt_ai_moves_link: moves.map(uttt_ai_moves_link),
             codingame: moves.map(format_codingame),
         })
+    }
+}
+
+/// One block of a certificate's check in the JSON.
+#[derive(Serialize)]
+struct BlockJson {
+    block: usize,
+    claim: String,
+    position: Position,
+    #[serde(skip_serializing_if = "Rules::is_common")]
+    rules: Rules,
+    verified: bool,
+    positions: u64,
+    bytes: usize,
+    referenced: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+/// The documented JSON object of `uttt verify`: every block's check and what they prove.
+#[derive(Serialize)]
+pub struct VerifyJson {
+    file: String,
+    verified: bool,
+    blocks: Vec<BlockJson>,
+    proves: Vec<String>,
+    time_ms: u64,
+}
+
+impl VerifyJson {
+    /// The JSON view of `check`, the check of the certificate `file` names.
+    pub fn of(file: String, check: &FileCheck) -> VerifyJson {
+        VerifyJson {
+            file,
+            verified: check.all_verified(),
+            blocks: check
+                .blocks
+                .iter()
+                .enumerate()
+                .map(|(i, b)| BlockJson {
+                    block: i + 1,
+                    claim: b.claim.to_string(),
+                    position: b.position,
+                    rules: b.position.rules(),
+                    verified: b.result.is_ok(),
+                    positions: b.result.as_ref().map_or(0, |v| v.positions),
+                    bytes: b.result.as_ref().map_or(0, |v| v.bytes),
+                    referenced: b.referenced,
+                    error: b.result.as_ref().err().map(ToString::to_string),
+                })
+                .collect(),
+            proves: check.proves().iter().map(ToString::to_string).collect(),
+            time_ms: millis(check.elapsed),
+        }
     }
 }

@@ -1,0 +1,324 @@
+//! What the server answers a request with, from the services: the show of a position, and the
+//! JSON of a solve, an analysis or a review (the same as the command's `--json`), a certificate
+//! as a file, and a certificate's check.
+
+use super::api::Request;
+use super::http::Answer;
+use crate::certificate::{check_bytes, write_block};
+use crate::db::{Database, Source};
+use crate::game::{Move, Outcome, Player, Position, Rules};
+use crate::search::{LiveStats, SolveOptions};
+use crate::services::json::review_lines;
+use crate::services::review::{review, ReviewEvent, ReviewLimits, DEFAULT_UNKNOWNS_IN_A_ROW};
+use crate::services::{
+    certify, verdict_label, AnalysisJson, NotationsJson, SolveJson, Solver, StorePolicy, VerifyJson,
+};
+use crate::table::Table;
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+/// The JSON of `/api/show`: what a board needs to draw a position and take a click.
+#[derive(Serialize)]
+pub struct ShowJson {
+    position: Position,
+    /// Always given: the page passes it back with every request, since the notation of a
+    /// position does not name its rule set.
+    rules: Rules,
+    to_move: Player,
+    /// `X`, `O` or `draw` once the game is over, else null.
+    result: Option<String>,
+    /// The 81 cells, board by board in reading order, each `X`, `O` or `.`.
+    cells: String,
+    /// The 9 boards: `X`, `O` (won), `#` (drawn or full) or `.` (open).
+    boards: String,
+    /// The boards the side to move may play in (none once the game is over).
+    playable_boards: Vec<usize>,
+    legal_moves: Vec<Move>,
+    /// The game's moves from the start, when the text gave them (a move list, `start`, a
+    /// uttt.ai move list or CodinGame moves); null for a position without its moves. A review
+    /// needs them.
+    moves: Option<Vec<Move>>,
+    /// The position (and game) in uttt.ai's and CodinGame's notations, as `uttt show --json`
+    /// gives them; null under the rule set where won boards stay open.
+    notations: Option<NotationsJson>,
+}
+
+impl ShowJson {
+    /// The view of `position`, reached by `moves` if known.
+    pub fn of(position: Position, moves: Option<Vec<Move>>) -> ShowJson {
+        let mut cells = String::with_capacity(81);
+        for board in 0..9 {
+            for cell in 0..9 {
+                let bit = 1 << cell;
+                cells.push(if position.local_cells(Player::X, board) & bit != 0 {
+                    'X'
+                } else if position.local_cells(Player::O, board) & bit != 0 {
+                    'O'
+                } else {
+                    '.'
+                });
+            }
+        }
+        let boards = (0..9)
+            .map(|board| {
+                let bit = 1 << board;
+                if position.won_boards(Player::X) & bit != 0 {
+                    'X'
+                } else if position.won_boards(Player::O) & bit != 0 {
+                    'O'
+                } else if position.closed_boards() & bit != 0 {
+                    '#'
+                } else {
+                    '.'
+                }
+            })
+            .collect();
+        let legal_moves: Vec<Move> = position.legal_moves().collect();
+        let mut playable_boards: Vec<usize> = legal_moves.iter().map(|m| m.board()).collect();
+        playable_boards.dedup();
+        let game = moves.as_deref().filter(|moves| !moves.is_empty());
+        ShowJson {
+            position,
+            rules: position.rules(),
+            to_move: position.side_to_move(),
+            result: match position.outcome() {
+                Outcome::InPlay => None,
+                Outcome::Won(player) => Some(player.letter().to_string()),
+                Outcome::Draw => Some("draw".into()),
+            },
+            cells,
+            boards,
+            playable_boards,
+            legal_moves,
+            notations: NotationsJson::of(&position, game),
+            moves,
+        }
+    }
+}
+
+/// How far a request's work has got, for its progress events.
+#[derive(Default)]
+pub struct Progress {
+    /// The searches' live figures (nodes, the root's numbers).
+    pub live: LiveStats,
+    /// A review: positions solved so far.
+    pub positions_done: AtomicU64,
+    /// A review: the ply of the position being solved.
+    pub ply: AtomicU64,
+}
+
+/// A progress event's data.
+#[derive(Serialize)]
+pub struct ProgressJson {
+    elapsed_ms: u64,
+    nodes: u64,
+    /// A review's positions solved so far, and the ply being solved (null otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    positions_done: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ply: Option<u64>,
+}
+
+impl Progress {
+    /// The progress of `request` after `elapsed`, as an event's data.
+    pub fn json(&self, request: &Request, elapsed: Duration) -> ProgressJson {
+        let review = matches!(request, Request::Review { .. });
+        ProgressJson {
+            elapsed_ms: elapsed.as_millis() as u64,
+            nodes: self.live.nodes.load(Ordering::Relaxed),
+            positions_done: review.then(|| self.positions_done.load(Ordering::Relaxed)),
+            ply: review.then(|| self.ply.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+/// An answer of `value` as JSON, with status 200.
+fn json<T: Serialize>(value: &T) -> Answer {
+    Answer::json(
+        200,
+        serde_json::to_string(value).expect("answers serialise"),
+    )
+}
+
+/// What the searches of the server share: the options every request starts from, the one
+/// table, the database (if any), and the flag that stops every search (Ctrl-C, SIGTERM).
+pub struct Searches<'a> {
+    /// The options of every search; a request's `time_limit` may only shorten its limit.
+    pub options: SolveOptions,
+    /// The one table of every request.
+    pub table: &'a Table,
+    /// The database of solved positions every search consults and fills (`--db`).
+    pub database: Option<&'a Database>,
+    /// Raised to stop every running search.
+    pub stop: &'a AtomicBool,
+}
+
+impl Searches<'_> {
+    /// The time limit of `request`: what it asks for, at most the server's.
+    pub fn time_limit(&self, request: &Request) -> Option<Duration> {
+        match (self.options.time_limit, request.time_limit()) {
+            (Some(most), Some(asked)) => Some(most.min(asked)),
+            (most, asked) => most.or(asked),
+        }
+    }
+
+    /// Answers `request`, a show or a search (not a verify, whose body [`Searches::verify`]
+    /// takes), stopping its searches once `stop` is raised and publishing how far they got to
+    /// `progress`.
+    pub fn answer(&self, request: &Request, stop: &AtomicBool, progress: &Progress) -> Answer {
+        let options = SolveOptions {
+            time_limit: self.time_limit(request),
+            ..self.options.clone()
+        };
+        match request {
+            Request::Page | Request::Verify { .. } => {
+                Answer::error(500, "not a request answered by a search")
+            }
+            Request::Show { position, moves } => json(&ShowJson::of(*position, moves.clone())),
+            Request::Solve { position, .. } => {
+                let report = self.solver(&options, stop, progress).solve(position);
+                json(&SolveJson::of(&report))
+            }
+            Request::Analyze { position, .. } => {
+                let analysis = self.solver(&options, stop, progress).analyze(position);
+                let threads = options.worker_threads();
+                json(&AnalysisJson::of(&analysis, options.engine.name(), threads))
+            }
+            Request::Review { rules, moves, .. } => {
+                let limits = ReviewLimits {
+                    unknowns_in_a_row: Some(DEFAULT_UNKNOWNS_IN_A_ROW),
+                };
+                let mut solver = self.solver(&options, stop, progress);
+                let start = Position::start_under(*rules);
+                let reviewed = review(&start, moves, &mut solver, limits, |event| match event {
+                    ReviewEvent::Solving { ply } => {
+                        progress.ply.store(ply as u64, Ordering::Relaxed)
+                    }
+                    ReviewEvent::Solved { .. } => {
+                        progress.positions_done.fetch_add(1, Ordering::Relaxed);
+                    }
+                });
+                json(&review_lines(&reviewed, &options))
+            }
+            Request::Certificate { position, .. } => {
+                self.certificate(position, &options, stop, progress)
+            }
+        }
+    }
+
+    /// The certificate of `position`'s value, solved within `options`' limits, as a file;
+    /// 422 when the solve settles nothing.
+    fn certificate(
+        &self,
+        position: &Position,
+        options: &SolveOptions,
+        stop: &AtomicBool,
+        progress: &Progress,
+    ) -> Answer {
+        let report = self.solver(options, stop, progress).solve(position);
+        let unsolved = || {
+            let limit = options.time_limit.map_or(0.0, |t| t.as_secs_f64());
+            Answer::error(
+                422,
+                &format!("{position} was not solved within {limit} s: there is no certificate"),
+            )
+        };
+        if !report.verdict.is_answered() {
+            return unsolved();
+        }
+        let certificate = match certify(
+            position,
+            report.verdict,
+            None,
+            self.table,
+            options.epsilon,
+            stop,
+        ) {
+            Ok(certificate) => certificate,
+            Err(crate::services::CertifyError::Stopped) => return unsolved(),
+            Err(error) => return Answer::error(500, &format!("no certificate: {error}")),
+        };
+        let mut bytes = Vec::new();
+        for block in &certificate.blocks {
+            write_block(&mut bytes, block).expect("writing to memory succeeds");
+        }
+        // What is sent has passed the verifier that `uttt verify` runs.
+        match check_bytes(&bytes) {
+            Ok(check) if check.all_verified() => Answer {
+                status: 200,
+                content_type: "application/octet-stream",
+                file_name: Some(format!(
+                    "uttt-{}.cert",
+                    verdict_label(report.verdict)
+                        .replace(' ', "-")
+                        .to_lowercase()
+                )),
+                body: bytes,
+            },
+            _ => Answer::error(500, "the certificate written does not verify: a solver bug"),
+        }
+    }
+
+    /// The check of the certificate `bytes`, called `name`: the JSON `uttt verify --json`
+    /// prints; 400 when they are not a certificate.
+    pub fn verify(&self, name: String, bytes: &[u8]) -> Answer {
+        match check_bytes(bytes) {
+            Ok(check) => Answer::json(
+                200,
+                serde_json::to_string(&VerifyJson::of(name, &check)).expect("answers serialise"),
+            ),
+            Err(error) => Answer::error(400, &format!("certificate {name}: {error}")),
+        }
+    }
+
+    /// A solver with `options` on the shared table (and database), stopped by `stop` and
+    /// watched by `progress`.
+    fn solver<'s>(
+        &'s self,
+        options: &'s SolveOptions,
+        stop: &'s AtomicBool,
+        progress: &'s Progress,
+    ) -> Solver<'s> {
+        let solver = Solver::new(options, self.table)
+            .stopped_by(stop)
+            .watched_by(&progress.live);
+        match self.database {
+            Some(database) => solver.with_database(
+                database,
+                StorePolicy {
+                    min_work: StorePolicy::DEFAULT_MIN_WORK,
+                    source: Source::Serve,
+                },
+            ),
+            None => solver,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shown_position_lists_its_boards_cells_and_moves() {
+        let pos: Position = "ee ea".parse().unwrap();
+        let moves = ["ee", "ea"].map(|m| m.parse().unwrap()).to_vec();
+        let show = serde_json::to_value(ShowJson::of(pos, Some(moves))).unwrap();
+        assert_eq!(show["to_move"], "X");
+        assert_eq!(show["result"], serde_json::Value::Null);
+        let cells = show["cells"].as_str().unwrap();
+        assert_eq!(cells.len(), 81);
+        // ee: board e (4), cell e (4); ea: board e, cell a (0).
+        assert_eq!(&cells[36..45], "O...X....");
+        assert_eq!(show["boards"], ".........");
+        assert_eq!(show["playable_boards"], serde_json::json!([0]));
+        assert_eq!(show["legal_moves"].as_array().unwrap().len(), 9);
+        assert_eq!(show["moves"], serde_json::json!(["ee", "ea"]));
+        // The game's moves give its other notations too.
+        assert!(show["notations"]["codingame"].is_string());
+        let without = serde_json::to_value(ShowJson::of(pos, None)).unwrap();
+        assert_eq!(without["moves"], serde_json::Value::Null);
+        assert!(without["notations"].get("codingame").is_none());
+    }
+}

@@ -1,0 +1,86 @@
+//! A search request watched while it runs: its search runs on a thread of its own while the
+//! request's thread watches the client and the clock. The search stops when the client goes
+//! away, when the request's time is up, or when the server stops; a client that takes
+//! server-sent events gets the search's progress as it goes, then its answer.
+
+use super::answers::{Progress, Searches};
+use super::api::Request;
+use super::http::{client_gone, respond, send_event, start_events, Answer};
+use std::net::TcpStream;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How often the watcher looks at the client, the clock and the server's stop flag.
+const WATCH_EVERY: Duration = Duration::from_millis(50);
+/// How often a client that takes events gets a progress event.
+pub const PROGRESS_EVERY: Duration = Duration::from_millis(500);
+
+/// Answers `request` (a search) on `stream`: as one JSON answer, or with `events` as
+/// server-sent events (`progress` every [`PROGRESS_EVERY`], then `result` with the answer or
+/// `error` with `{"error": TEXT}`).
+pub fn answer_watched(mut stream: TcpStream, events: bool, searches: &Searches, request: &Request) {
+    let stop = AtomicBool::new(false);
+    let progress = Progress::default();
+    let start = Instant::now();
+    let deadline = searches.time_limit(request).map(|limit| start + limit);
+    let mut streaming = events && start_events(&mut stream).is_ok();
+    if events && !streaming {
+        stop.store(true, Ordering::Relaxed);
+    }
+    let answer = std::thread::scope(|scope| {
+        let (done, answered) = mpsc::channel();
+        let (stop, progress) = (&stop, &progress);
+        scope.spawn(move || {
+            // A panic is a bug; it answers 500 rather than taking the server down with it.
+            let answer = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                searches.answer(request, stop, progress)
+            }));
+            let _ = done.send(answer.unwrap_or_else(|_| {
+                Answer::error(
+                    500,
+                    "the search failed (a bug): see the server's error output",
+                )
+            }));
+        });
+        let mut last_event = start;
+        loop {
+            match answered.recv_timeout(WATCH_EVERY) {
+                Ok(answer) => break answer,
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    break Answer::error(500, "the search ended without an answer")
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            let now = Instant::now();
+            if searches.stop.load(Ordering::Relaxed)
+                || deadline.is_some_and(|deadline| now >= deadline)
+                || client_gone(&stream)
+            {
+                stop.store(true, Ordering::Relaxed);
+            }
+            if streaming && now.duration_since(last_event) >= PROGRESS_EVERY {
+                last_event = now;
+                let data = serde_json::to_string(&progress.json(request, start.elapsed()))
+                    .expect("progress serialises");
+                if send_event(&mut stream, "progress", &data).is_err() {
+                    streaming = false;
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    });
+    if !events {
+        return respond(stream, &answer);
+    }
+    if streaming {
+        let name = if answer.status == 200 {
+            "result"
+        } else {
+            "error"
+        };
+        let _ = send_event(&mut stream, name, &String::from_utf8_lossy(&answer.body));
+    }
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+}
