@@ -19,12 +19,16 @@ import urllib.parse
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 # A draw in which X has drawing and losing moves (the README's analysis).
 LATE = ("X;.XO.....X;.XOXX.X.O/XXXXO.O../OOXX..OOO/OO..XOOXO/.OXOOXX.O/O..X..OXO/XOXOXX.XO/"
         "O.O.OO.X./..XXXXX..")
 LINK = "https://uttt.ai/init?actions=x40o38"
+# A random game of 47 plies (`uttt gen --plies 81 --count 1 --seed 3 --games --allow-finished`)
+# whose last dozen positions solve in well under a second each, with mistakes among them.
+GAME = ("ba ag gf fa ab bg gb bi ie eh hg gg gd dd dg gh hc ca ac cf fh hi ig ga af fi ib bb bf "
+        "fg gi ih hb bh he eb dh ei ic cd da ae ef ff fc cg ge")
 # The longest a local page may take to load (issue 57's target).
 LOAD_MS = 200
 
@@ -82,6 +86,16 @@ class Board:
             "for (const mark of document.querySelectorAll('.cell .mark'))"
             "  found[mark.parentElement.dataset.move] = mark.textContent;"
             "return found;")
+
+    def click(self, element_id):
+        self.driver.find_element(By.ID, element_id).click()
+
+    def text(self, element_id):
+        return self.driver.find_element(By.ID, element_id).text
+
+    def state(self):
+        """What the page shows: the side to move and the result (null while in play)."""
+        return self.driver.execute_script("return {to_move: shown.to_move, result: shown.result};")
 
     def screenshot(self, path):
         self.driver.save_screenshot(path)
@@ -195,6 +209,87 @@ def run_checks(args, board, url):
         assert board.notation() == expected, (board.notation(), expected)
         assert "rules=open" in driver.current_url, driver.current_url
 
+    def a_pasted_game_is_reviewed_with_one_click():
+        board.open()
+        board.paste(GAME)
+        board.click("review")
+        board.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#timeline tr.ply"))
+        rows = driver.execute_script(
+            "return [...document.querySelectorAll('#timeline tr.ply')].map("
+            "  r => [...r.children].map(td => td.textContent));")
+        lines = [json.loads(line) for line in subprocess.run(
+            [args.uttt, "review", GAME, "--json", "--quiet", "--time-limit", "5s",
+             "--table-mem", "64M"], capture_output=True, text=True, timeout=300).stdout.splitlines()]
+        plies, summary = lines[:-1], lines[-1]
+        assert len(rows) == len(plies) == 48, (len(rows), len(plies))
+        # Values proved are the game's, whoever proves them: where both reviews know the values
+        # around a move, its mark is the same.
+        compared = 0
+        for row, ply in zip(rows, plies):
+            number, _, value, move, mark, better = row
+            assert int(number) == ply["ply"] and move == (ply["move"] or "-"), (row, ply)
+            if value not in ("-", "unknown") and ply["value"] != "unknown":
+                assert value == ply["value"], (row, ply)
+                if mark != "unknown" and ply["mark"] not in ("unknown", None):
+                    assert mark == ply["mark"], (row, ply)
+                    compared += 1
+        assert compared >= 10, (compared, rows)
+        assert board.text("review-summary").startswith("Result: " + summary["result"] + "."), \
+            board.text("review-summary")
+        assert any(row[4] == "mistake" for row in rows), rows
+        # A ply clicked shows its position, the better move the page names outlined.
+        ply, better_move = next((int(row[0]), row[5]) for row in rows
+                                if row[4] == "mistake" and row[5])
+        driver.find_element(By.CSS_SELECTOR, f'#timeline tr.ply[data-ply="{ply}"]').click()
+        board.wait.until(lambda d: board.notation() == plies[ply]["position"])
+        outlined = [c.get_attribute("data-move")
+                    for c in driver.find_elements(By.CSS_SELECTOR, ".cell.better")]
+        assert outlined == [better_move], (outlined, better_move)
+        driver.execute_script("window.scrollTo(0, 0);")
+        board.screenshot(os.path.join(args.out, "4-review.png"))
+
+    def the_solver_plays_a_late_position_to_its_end():
+        # LATE is a draw with X to move: the solver, playing O, never loses, whatever X does.
+        board.open("?position=" + urllib.parse.quote(LATE))
+        Select(driver.find_element(By.ID, "solver-plays")).select_by_value("O")
+        said = []
+        for _ in range(60):
+            state = board.state()
+            if state["result"]:
+                break
+            if state["to_move"] == "X":
+                first = driver.find_element(By.CSS_SELECTOR, ".cell.legal")
+                board.click_cell(first.get_attribute("data-move"))
+            board.wait.until(lambda d: board.state()["to_move"] == "X"
+                             or board.state()["result"])
+            said.append(board.text("play-status"))
+        assert board.state()["result"] in ("O", "draw"), (board.state(), said)
+        assert said and all("(proved)" in text for text in said if text), said
+
+    def a_solve_steps_its_line_and_stops_on_request():
+        board.open("?position=" + urllib.parse.quote(LATE))
+        board.click("solve")
+        board.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#line .line-move"))
+        solved = uttt_json(args.uttt, "solve", LATE)
+        assert board.text("result").startswith("Result: " + solved["result"]), board.text("result")
+        line = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#line .line-move")]
+        # The line is the server's (its table's), which may differ from another solve's.
+        assert len(line) >= 2 and board.text("result").startswith(
+            f"Result: {solved['result']}, best move {line[0]}"), (line, board.text("result"))
+        driver.find_element(By.CSS_SELECTOR, '#line .line-move[data-index="1"]').click()
+        expected = uttt_json(args.uttt, "show", LATE, "--moves", " ".join(line[:2]))["position"]
+        board.wait.until(lambda d: board.notation() == expected)
+        # Undo goes back to the solved position.
+        board.click("undo")
+        board.wait.until(lambda d: board.notation() == LATE)
+        # A long search reports its progress and stops when asked.
+        board.open()
+        board.click("solve")
+        board.wait.until(lambda d: "nodes" in board.text("progress"))
+        board.click("stop")
+        board.wait.until(lambda d: board.text("progress") == "")
+        assert board.error() == "", board.error()
+
     check("the page loads quickly and from the server alone", loads_quickly)
     check("a pasted uttt.ai link (shown back in its notation), then clicked moves, undo and redo",
           paste_a_link_then_click_moves)
@@ -202,6 +297,12 @@ def run_checks(args, board, url):
           analysis_matches_the_command_line)
     check("a bad position shows the command line's error", a_bad_position_shows_its_error)
     check("a position under another rule set keeps it", the_rule_set_stays_with_the_board)
+    check("a pasted game is reviewed with one click: its marks are `uttt review`'s",
+          a_pasted_game_is_reviewed_with_one_click)
+    check("the solver plays a late position to its end and never loses",
+          the_solver_plays_a_late_position_to_its_end)
+    check("a solve's line can be stepped through, and a long search stopped",
+          a_solve_steps_its_line_and_stops_on_request)
     return results
 
 if __name__ == "__main__":
