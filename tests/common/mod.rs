@@ -4,6 +4,7 @@
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod oracle;
+pub mod serve;
 
 /// Rows of a tab-separated data file in tests/data (comments and blank lines skipped).
 pub fn data_rows(name: &str) -> Vec<Vec<String>> {
