@@ -183,6 +183,16 @@ fn a_request_with_a_body_is_refused_unread_and_the_server_goes_on() {
         );
     }
     assert_eq!(served.json("/api/show?position=start")["to_move"], "X");
+    // A request addressed to another host (a page elsewhere whose name resolves here) is
+    // refused by a server bound to this machine alone.
+    let head = "GET /api/show?position=start HTTP/1.1\r\nHost: rebound.example:8080";
+    let refused = common::serve::send(&served.address, head, b"");
+    assert_eq!(refused.status, 403, "{}", refused.text());
+    assert!(refused.text().contains("localhost only"));
+    // A request's node limit bounds its search.
+    let bounded = served.json("/api/solve?position=start&node_limit=2000");
+    assert_eq!(bounded["result"], "unknown");
+    assert!(bounded["nodes"].as_u64().unwrap() <= 4000, "{bounded}");
     // The rule set comes back with every position, for the page to pass it on.
     let open = served.json("/api/show?position=open%3Aee+ea");
     assert_eq!(open["rules"], "open");

@@ -17,6 +17,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<i32> {
     let options = SolveOptions {
         threads: args.threads.map_or(defaults.threads, |t| t as usize),
         time_limit: Some(args.time_limit),
+        node_limit: args.node_limit,
         ..defaults
     };
     let config = ServerConfig {

@@ -144,7 +144,8 @@ fn json<T: Serialize>(value: &T) -> Answer {
 /// What the searches of the server share: the options every request starts from, the one
 /// table, the database (if any), and the flag that stops every search (Ctrl-C, SIGTERM).
 pub struct Searches<'a> {
-    /// The options of every search; a request's `time_limit` may only shorten its limit.
+    /// The options of every search; a request's `time_limit` and `node_limit` may only
+    /// tighten their limits.
     pub options: SolveOptions,
     /// The one table of every request.
     pub table: &'a Table,
@@ -155,11 +156,20 @@ pub struct Searches<'a> {
 }
 
 impl Searches<'_> {
-    /// The time limit of `request`: what it asks for, at most the server's.
-    pub fn time_limit(&self, request: &Request) -> Option<Duration> {
-        match (self.options.time_limit, request.time_limit()) {
-            (Some(most), Some(asked)) => Some(most.min(asked)),
-            (most, asked) => most.or(asked),
+    /// The options of `request`'s searches: the server's, with the request's limits where it
+    /// asks for less.
+    pub fn options_for(&self, request: &Request) -> SolveOptions {
+        fn within<T: Ord>(most: Option<T>, asked: Option<T>) -> Option<T> {
+            match (most, asked) {
+                (Some(most), Some(asked)) => Some(most.min(asked)),
+                (most, asked) => most.or(asked),
+            }
+        }
+        let budget = request.budget();
+        SolveOptions {
+            time_limit: within(self.options.time_limit, budget.time_limit),
+            node_limit: within(self.options.node_limit, budget.node_limit),
+            ..self.options.clone()
         }
     }
 
@@ -167,10 +177,7 @@ impl Searches<'_> {
     /// takes), stopping its searches once `stop` is raised and publishing how far they got to
     /// `progress`.
     pub fn answer(&self, request: &Request, stop: &AtomicBool, progress: &Progress) -> Answer {
-        let options = SolveOptions {
-            time_limit: self.time_limit(request),
-            ..self.options.clone()
-        };
+        let options = self.options_for(request);
         match request {
             Request::Page | Request::Verify { .. } => {
                 Answer::error(500, "not a request answered by a search")
@@ -218,11 +225,18 @@ impl Searches<'_> {
     ) -> Answer {
         let report = self.solver(options, stop, progress).solve(position);
         let unsolved = || {
-            let limit = options.time_limit.map_or(0.0, |t| t.as_secs_f64());
-            Answer::error(
-                422,
-                &format!("{position} was not solved within {limit} s: there is no certificate"),
-            )
+            let limits: Vec<String> = [
+                options.time_limit.map(|t| format!("{} s", t.as_secs_f64())),
+                options.node_limit.map(|n| format!("{n} nodes")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            let text = format!(
+                "{position} was not solved within {}: there is no certificate",
+                limits.join(" and ")
+            );
+            Answer::error(422, &text)
         };
         if !report.verdict.is_answered() {
             return unsolved();

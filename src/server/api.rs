@@ -5,6 +5,16 @@
 use crate::game::{parse_game_arg_under, Game, Move, Position, Rules};
 use std::time::Duration;
 
+/// The limits a request asks for (`time_limit`, in seconds, and `node_limit`); the server's own
+/// bound them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Budget {
+    /// The longest its work may take.
+    pub time_limit: Option<Duration>,
+    /// The most nodes a search may take (each position's, in a review).
+    pub node_limit: Option<u64>,
+}
+
 /// A request of the API, read from its path and query.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Request {
@@ -17,27 +27,18 @@ pub enum Request {
         moves: Option<Vec<Move>>,
     },
     /// `GET /api/solve?position=P[&time_limit=S]`: its value.
-    Solve {
-        position: Position,
-        time_limit: Option<Duration>,
-    },
+    Solve { position: Position, budget: Budget },
     /// `GET /api/analyze?position=P[&time_limit=S]`: every move's value.
-    Analyze {
-        position: Position,
-        time_limit: Option<Duration>,
-    },
+    Analyze { position: Position, budget: Budget },
     /// `GET /api/review?game=G[&time_limit=S]`: the game's positions solved from its end back.
     Review {
         rules: Rules,
         moves: Vec<Move>,
-        time_limit: Option<Duration>,
+        budget: Budget,
     },
     /// `GET /api/certificate?position=P[&time_limit=S]`: the position solved and its proof
     /// certificate written, as a file.
-    Certificate {
-        position: Position,
-        time_limit: Option<Duration>,
-    },
+    Certificate { position: Position, budget: Budget },
     /// `POST /api/verify[?name=FILE]`: the certificate in the body checked; `name` is what the
     /// answer calls it.
     Verify { name: String },
@@ -67,14 +68,14 @@ impl Request {
         }
     }
 
-    /// The time limit the request asks for, if any.
-    pub fn time_limit(&self) -> Option<Duration> {
+    /// The limits the request asks for (none for what runs no search).
+    pub fn budget(&self) -> Budget {
         match *self {
-            Request::Solve { time_limit, .. }
-            | Request::Analyze { time_limit, .. }
-            | Request::Review { time_limit, .. }
-            | Request::Certificate { time_limit, .. } => time_limit,
-            Request::Page | Request::Show { .. } | Request::Verify { .. } => None,
+            Request::Solve { budget, .. }
+            | Request::Analyze { budget, .. }
+            | Request::Review { budget, .. }
+            | Request::Certificate { budget, .. } => budget,
+            Request::Page | Request::Show { .. } | Request::Verify { .. } => Budget::default(),
         }
     }
 }
@@ -107,9 +108,10 @@ impl Query {
             .ok_or_else(|| RequestError::Bad(format!("the parameter `{name}` is missing")))
     }
 
-    /// `time_limit`, in seconds, if given.
-    fn time_limit(&self) -> Result<Option<Duration>, RequestError> {
-        self.get("time_limit")
+    /// `time_limit` (in seconds) and `node_limit`, where given.
+    fn budget(&self) -> Result<Budget, RequestError> {
+        let time_limit = self
+            .get("time_limit")
             .map(|text| {
                 text.parse::<f64>()
                     .ok()
@@ -121,7 +123,21 @@ impl Query {
                         ))
                     })
             })
-            .transpose()
+            .transpose()?;
+        let node_limit = self
+            .get("node_limit")
+            .map(|text| {
+                text.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    RequestError::Bad(format!(
+                        "node_limit: `{text}` is not a positive whole number"
+                    ))
+                })
+            })
+            .transpose()?;
+        Ok(Budget {
+            time_limit,
+            node_limit,
+        })
     }
 }
 
@@ -169,7 +185,7 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
         }
         "/api/solve" => Ok(Request::Solve {
             position: position()?,
-            time_limit: query.time_limit()?,
+            budget: query.budget()?,
         }),
         "/api/analyze" => {
             let position = position()?;
@@ -180,7 +196,7 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
             }
             Ok(Request::Analyze {
                 position,
-                time_limit: query.time_limit()?,
+                budget: query.budget()?,
             })
         }
         "/api/review" => {
@@ -194,12 +210,12 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
             Ok(Request::Review {
                 rules,
                 moves,
-                time_limit: query.time_limit()?,
+                budget: query.budget()?,
             })
         }
         "/api/certificate" => Ok(Request::Certificate {
             position: position()?,
-            time_limit: query.time_limit()?,
+            budget: query.budget()?,
         }),
         "/api/verify" => Ok(Request::Verify {
             name: query.get("name").unwrap_or("request body").to_string(),
@@ -269,7 +285,10 @@ mod tests {
             solve,
             Ok(Request::Solve {
                 position: expected,
-                time_limit: Some(Duration::from_millis(2500)),
+                budget: Budget {
+                    time_limit: Some(Duration::from_millis(2500)),
+                    node_limit: None,
+                },
             })
         );
         let open = parse_request("/api/show?position=start&rules=open", Rules::Common).unwrap();
@@ -304,13 +323,16 @@ mod tests {
         };
         assert_eq!(position, "ee ea ae".parse().unwrap());
         assert_eq!(moves, None);
-        let review = parse_request("/api/review?game=ee+ea&time_limit=3", Rules::Common);
+        let review = parse_request("/api/review?game=ee+ea&node_limit=3000", Rules::Common);
         assert_eq!(
             review,
             Ok(Request::Review {
                 rules: Rules::Common,
                 moves: moves_of("ee ea"),
-                time_limit: Some(Duration::from_secs(3)),
+                budget: Budget {
+                    time_limit: None,
+                    node_limit: Some(3000),
+                },
             })
         );
     }
@@ -328,6 +350,7 @@ mod tests {
         assert!(bad("/api/solve").contains("`position` is missing"));
         assert!(bad("/api/solve?position=zz").starts_with("invalid position `zz`: "));
         assert!(bad("/api/solve?position=start&time_limit=-1").contains("time_limit"));
+        assert!(bad("/api/solve?position=start&node_limit=1e6").contains("node_limit"));
         assert!(bad("/api/show?position=ee&play=aa").contains("not a legal move"));
         assert!(bad("/api/show?position=ee&play=ea+zz").starts_with("play: "));
         assert!(bad("/api/show?position=%zz").contains("bad %-escape in `%zz` at byte 1"));

@@ -40,6 +40,8 @@ pub struct Head {
     pub target: String,
     /// The body that follows.
     pub body: BodyLength,
+    /// The host the request is addressed to (the `Host` header without its port), if named.
+    pub host: Option<String>,
     /// Whether the client takes server-sent events (`Accept: text/event-stream`): progress as
     /// a search goes, then its answer.
     pub wants_events: bool,
@@ -136,6 +138,7 @@ pub fn parse_head(bytes: &[u8]) -> Result<Head, ReadError> {
     }
     let mut body = BodyLength::None;
     let mut wants_events = false;
+    let mut host = None;
     for line in lines {
         let Some((name, value)) = line.split_once(':') else {
             return Err(ReadError::Malformed(format!("not a header: `{line}`")));
@@ -151,14 +154,33 @@ pub fn parse_head(bytes: &[u8]) -> Result<Head, ReadError> {
             body = BodyLength::Undeclared;
         } else if name.eq_ignore_ascii_case("accept") {
             wants_events |= value.contains("text/event-stream");
+        } else if name.eq_ignore_ascii_case("host") {
+            host = Some(host_name(value).to_ascii_lowercase());
         }
     }
     Ok(Head {
         method: method.to_string(),
         target: target.to_string(),
         body,
+        host,
         wants_events,
     })
+}
+
+/// The host of a `Host` header's value, without its port (`[::1]:8080` is `::1`).
+fn host_name(value: &str) -> &str {
+    match value.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+        None => value.split(':').next().unwrap_or_default(),
+    }
+}
+
+/// Whether `host` names this machine's loopback interface.
+pub fn is_loopback_name(host: &str) -> bool {
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The words of a status code.
@@ -166,6 +188,7 @@ fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         400 => "Bad Request",
+        403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
         411 => "Length Required",
@@ -287,6 +310,18 @@ mod tests {
         assert_eq!(empty.body, BodyLength::None);
         let events = parse_head(b"GET / HTTP/1.1\r\nAccept: text/event-stream").unwrap();
         assert!(events.wants_events);
+        assert_eq!(events.host, None);
+        for (header, host, loopback) in [
+            ("Host: 127.0.0.1:8080", "127.0.0.1", true),
+            ("host: LOCALHOST", "localhost", true),
+            ("Host: [::1]:8080", "::1", true),
+            ("Host: evil.example:8080", "evil.example", false),
+            ("Host: 192.168.1.5", "192.168.1.5", false),
+        ] {
+            let head = parse_head(format!("GET / HTTP/1.1\r\n{header}").as_bytes()).unwrap();
+            assert_eq!(head.host.as_deref(), Some(host));
+            assert_eq!(is_loopback_name(host), loopback, "{header}");
+        }
     }
 
     #[test]

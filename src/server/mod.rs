@@ -137,6 +137,16 @@ fn answer(
         Err(http::ReadError::Gone) => return,
         Err(http::ReadError::Malformed(text)) => return respond_error(stream, 400, &text),
     };
+    // Bound to this machine alone, the server answers only requests addressed to it, so that
+    // a web page elsewhere cannot reach it through a name that resolves here (DNS rebinding).
+    if config.address.ip().is_loopback() {
+        if let Some(host) = head.host.as_deref().filter(|h| !http::is_loopback_name(h)) {
+            let text = format!(
+                "this server answers requests to localhost only, not to `{host}` (see --bind)"
+            );
+            return respond_error(stream, 403, &text);
+        }
+    }
     let request = match parse_request(&head.target, config.rules) {
         Ok(request) => request,
         Err(RequestError::NotFound(text)) => return respond_error(stream, 404, &text),

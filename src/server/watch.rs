@@ -24,7 +24,10 @@ pub fn answer_watched(mut stream: TcpStream, events: bool, searches: &Searches, 
     let stop = AtomicBool::new(false);
     let progress = Progress::default();
     let start = Instant::now();
-    let deadline = searches.time_limit(request).map(|limit| start + limit);
+    let deadline = searches
+        .options_for(request)
+        .time_limit
+        .map(|limit| start + limit);
     let mut streaming = events && start_events(&mut stream).is_ok();
     if events && !streaming {
         stop.store(true, Ordering::Relaxed);

@@ -30,6 +30,10 @@ pub struct ServeArgs {
     /// The longest any search may take; a request's `time_limit` may ask for less.
     #[arg(long, value_name = "TIME", default_value = "10s", value_parser = parse_duration)]
     pub time_limit: Duration,
+    /// The most nodes any search may take (each position's, in a review); a request's
+    /// `node_limit` may ask for less.
+    #[arg(long, value_name = "N")]
+    pub node_limit: Option<u64>,
     /// The most searches at once; a search asked for beyond them gets 503.
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub max_searches: u32,
