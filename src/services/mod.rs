@@ -32,4 +32,4 @@ pub use report::{
     BinaryOutcome, DatabaseReport, SearchReport, SolveReport, SolveValue, TableReport, Verdict,
 };
 pub use review::{review, Decision, Mark, PlyReview, Review, ReviewEvent, ReviewLimits, WalkEnd};
-pub use solve::Solver;
+pub use solve::{Distance, DistanceBudget, Solver, WinIn, WinInAnswer, WinInMode};

@@ -160,6 +160,9 @@ pub struct SolveReport {
     pub tree: Option<TreeReport>,
     /// What the database of solved positions did, when the solve had one.
     pub database: Option<DatabaseReport>,
+    /// How soon the win comes, when asked (see [`super::WinInMode`]).
+    #[serde(default)]
+    pub win_in: super::WinInAnswer,
 }
 
 /// What the database of solved positions did for one solve.

@@ -391,3 +391,18 @@ fn wins_within(board: &OracleBoard, x: bool, plies: u32, memo: &mut BoundedMemo)
     memo.insert(key, wins);
     wins
 }
+
+/// The number of plies to the end of the game in notation under `rules` with best play, when
+/// one side wins: the winner ends it as soon as it can and the loser holds out as long as it
+/// can (the winning move counts); `None` for a draw. The least bound within which the
+/// winner (by [`oracle_value_under`]) wins by the plain minimax of [`oracle_wins_within`].
+pub fn oracle_win_distance(notation: &str, rules: OracleRules) -> Option<u32> {
+    let x = match oracle_value_under(notation, rules) {
+        "X" => true,
+        "O" => false,
+        _ => return None,
+    };
+    let board = OracleBoard::parse_under(notation, rules);
+    let mut memo = BoundedMemo::default();
+    (0..=81).find(|&plies| wins_within(&board, x, plies, &mut memo))
+}

@@ -288,6 +288,28 @@ pub enum EngineArg {
     SharedDfpn,
 }
 
+/// How much of a win's distance a solve finds (`--win-in`).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WinInArg {
+    /// The exact number of plies, within the solve's limits.
+    Exact,
+    /// What a fifth more of the solve's nodes proves: the distance if short, else a range.
+    Range,
+    /// None.
+    Off,
+}
+
+impl WinInArg {
+    /// The services' mode.
+    pub fn mode(self) -> crate::services::WinInMode {
+        match self {
+            WinInArg::Exact => crate::services::WinInMode::Exact,
+            WinInArg::Range => crate::services::WinInMode::Range,
+            WinInArg::Off => crate::services::WinInMode::Off,
+        }
+    }
+}
+
 /// A player named on the command line.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlayerArg {
@@ -331,6 +353,11 @@ pub struct SolveArgs {
         conflicts_with_all = ["file", "db"]
     )]
     pub max_plies: Option<u32>,
+    /// How soon a win comes: the plies to the end of the game with best play (the winner
+    /// quickest, the loser slowest), exact or the range proved with a fifth more nodes.
+    #[arg(long, value_enum, value_name = "HOW", default_value = "off",
+          conflicts_with_all = ["attacker", "max_plies"])]
+    pub win_in: WinInArg,
     /// Write a proof certificate of the answer to this file (with --file: into this
     /// directory, one `line-N.cert` per position); `uttt verify` checks it.
     #[arg(long, value_name = "PATH")]

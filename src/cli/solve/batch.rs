@@ -198,8 +198,8 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
                     Err(message) => Outcome::Bad(message.clone()),
                     Ok((pos, expected)) => {
                         let solver = Solver::new(options, table).stopped_by(stop);
-                        let report =
-                            use_database(solver, database, &args.search, Source::Solve).solve(pos);
+                        let report = use_database(solver, database, &args.search, Source::Solve)
+                            .solve_win_in(pos, args.win_in.mode());
                         let name = format!("line-{}", entry.line);
                         let path = args
                             .certificate

@@ -8,7 +8,8 @@ use crate::search::numbers::INFINITY;
 pub use crate::services::json::{verdict_label, verdict_words, AnalysisJson, SolveJson};
 use crate::services::CertificateFigures;
 use crate::services::{
-    Analysis, BinaryOutcome, DatabaseReport, SolveReport, SolveValue, TableReport, Verdict,
+    Analysis, BinaryOutcome, DatabaseReport, SolveReport, SolveValue, TableReport, Verdict, WinIn,
+    WinInAnswer,
 };
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -126,6 +127,16 @@ fn within_words(verdict: Verdict, max_plies: Option<u32>) -> String {
     }
 }
 
+/// How soon a win comes, in words (` in 9`, ` in 19–23 plies`); empty when not asked or no
+/// win.
+pub fn win_in_words(answer: WinInAnswer) -> String {
+    match answer {
+        WinInAnswer::Win(WinIn::Exact(plies)) => format!(" in {plies}"),
+        WinInAnswer::Win(WinIn::Range { min, max }) => format!(" in {min}–{max} plies"),
+        WinInAnswer::NotAsked | WinInAnswer::NoWin => String::new(),
+    }
+}
+
 /// The human-readable summary of a solve.
 pub fn summary_text(report: &SolveReport) -> String {
     let mut out = String::new();
@@ -133,9 +144,10 @@ pub fn summary_text(report: &SolveReport) -> String {
     out += &rules_line(report.position.rules());
     let _ = writeln!(
         out,
-        "result     {}{}  ({} to move: {})",
+        "result     {}{}{}  ({} to move: {})",
         verdict_words(report.verdict),
         within_words(report.verdict, report.max_plies),
+        win_in_words(report.win_in),
         report.to_move(),
         value_word(report.value())
     );

@@ -37,13 +37,15 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
                     .stopped_by(stop)
                     .watched_by(live)
                     .jobs_on(workers);
-                use_database(solver, db, &args.search, Source::Solve).solve(&pos)
+                use_database(solver, db, &args.search, Source::Solve)
+                    .solve_win_in(&pos, args.win_in.mode())
             })
         } else {
             let solver = Solver::new(&options, &table)
                 .stopped_by(stop)
                 .watched_by(live);
-            use_database(solver, db, &args.search, Source::Solve).solve(&pos)
+            use_database(solver, db, &args.search, Source::Solve)
+                    .solve_win_in(&pos, args.win_in.mode())
         }
     });
     let request = CertificateRequest {

@@ -7,7 +7,7 @@ mod review;
 pub use review::{decision_text, review_lines, verdict_words, PlyJson, ReviewLine, SummaryJson};
 
 use super::{Analysis, BinaryOutcome, CertificateFigures, DatabaseReport, SolveReport};
-use super::{SolveValue, TableReport, Verdict};
+use super::{SolveValue, TableReport, Verdict, WinIn, WinInAnswer};
 use crate::certificate::FileCheck;
 use crate::game::formats::{
     format_codingame, format_uttt_ai_moves, format_uttt_ai_state, uttt_ai_moves_link,
@@ -44,6 +44,27 @@ struct SearchJson {
     root_delta: u32,
 }
 
+/// How soon a win comes in the JSON: a number of plies when exact, `{"min", "max"}` for a
+/// range.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum WinInJson {
+    Exact(u32),
+    Range { min: u32, max: u32 },
+}
+
+impl WinInJson {
+    /// The JSON of `answer`: absent when not asked, null when no win.
+    fn of(answer: WinInAnswer) -> Option<Option<WinInJson>> {
+        match answer {
+            WinInAnswer::NotAsked => None,
+            WinInAnswer::NoWin => Some(None),
+            WinInAnswer::Win(WinIn::Exact(plies)) => Some(Some(WinInJson::Exact(plies))),
+            WinInAnswer::Win(WinIn::Range { min, max }) => Some(Some(WinInJson::Range { min, max })),
+        }
+    }
+}
+
 /// The documented JSON object of a single solve (also the body of a batch result line).
 #[derive(Serialize)]
 pub struct SolveJson<'a> {
@@ -57,6 +78,9 @@ pub struct SolveJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     max_plies: Option<u32>,
     value: SolveValue,
+    /// How soon the win comes, when asked (`--win-in`): null for a draw or an unknown value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    win_in: Option<Option<WinInJson>>,
     best_move: Option<Move>,
     pv: &'a [Move],
     engine: &'static str,
@@ -86,6 +110,7 @@ impl<'a> SolveJson<'a> {
             result: verdict_label(report.verdict),
             max_plies: report.max_plies,
             value: report.value(),
+            win_in: WinInJson::of(report.win_in),
             best_move: report.best_move,
             pv: &report.pv,
             engine: report.engine.name(),

@@ -2,7 +2,12 @@
 //! binary searches over one table, then finds a best move and a principal variation from the
 //! table; and analyses every move of a position the same way.
 
+mod distance;
 mod three_valued;
+
+pub use distance::{
+    Distance, DistanceBudget, WinIn, WinInAnswer, WinInMode, RANGE_MIN_NODES,
+};
 
 use super::analyze::Analysis;
 use super::known::{facts_of, verdict_from, StorePolicy};

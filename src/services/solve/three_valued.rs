@@ -5,7 +5,7 @@ use super::super::known::DatabaseKeeper;
 use super::super::report::{
     merge_tree, BinaryOutcome, DatabaseReport, SearchReport, SolveReport, TableReport, Verdict,
 };
-use super::Keeping;
+use super::{Keeping, WinInAnswer};
 use crate::game::{Move, Outcome, Player, Position};
 use crate::search::dfpn::{Dfpn, Limits};
 use crate::search::numbers::Numbers;
@@ -264,6 +264,7 @@ pub(super) fn unsearched_report(pos: &Position, options: &SolveOptions) -> Solve
         table: TableReport::default(),
         tree: None,
         database: None,
+        win_in: WinInAnswer::NotAsked,
     }
 }
 

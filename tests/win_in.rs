@@ -1,0 +1,79 @@
+//! How soon a win comes (`win_in`): the distance the solver proves with bounded questions
+//! against the oracle's plain minimax of the distance, on late positions under every rule set,
+//! with each engine and with a tiny table that forces replacement.
+mod common;
+use common::oracle::{oracle_win_distance, OracleRules};
+use common::{parallel_rows, playout_positions_under};
+use uttt::game::{parse_position_under, Rules};
+use uttt::search::{Engine, SolveOptions};
+use uttt::services::{DistanceBudget, Solver, Verdict, WinIn};
+use uttt::table::Table;
+
+/// The rule sets, as the crate and the oracle name them.
+const RULE_SETS: [(Rules, OracleRules); 3] = [
+    (Rules::Common, OracleRules::Common),
+    (Rules::WonBoardsOpen, OracleRules::WonBoardsOpen),
+    (Rules::CodinGame, OracleRules::CodinGame),
+];
+
+/// Solves each position with `options` on a table of `table_bytes`, and for each win checks
+/// its distance against the oracle's (given with it); the distances checked.
+fn check_distances(
+    positions: &[(String, Option<u32>)],
+    rules: (Rules, OracleRules),
+    options: &SolveOptions,
+    table_bytes: u64,
+) -> Vec<u32> {
+    let distances = std::sync::Mutex::new(Vec::new());
+    parallel_rows(positions, |(notation, expected)| {
+        let pos = parse_position_under(notation, rules.0).unwrap();
+        let table = Table::new(table_bytes).unwrap();
+        let mut solver = Solver::new(options, &table);
+        let report = solver.solve(&pos);
+        let expected = *expected;
+        match report.verdict {
+            Verdict::Wins(winner) => {
+                let distance = solver.distance_to_win(&pos, winner, DistanceBudget::default());
+                let expected = expected.expect("the oracle finds the win");
+                assert_eq!(
+                    distance.win_in,
+                    WinIn::Exact(expected),
+                    "{notation} ({}): {winner} wins",
+                    rules.1.name()
+                );
+                distances.lock().unwrap().push(expected);
+            }
+            Verdict::Draw => assert_eq!(expected, None, "{notation}"),
+            other => panic!("{notation}: {other:?}"),
+        }
+    });
+    distances.into_inner().unwrap()
+}
+
+#[test]
+fn distances_are_the_oracles_under_every_rule_set() {
+    for (index, rules) in RULE_SETS.into_iter().enumerate() {
+        let notations = playout_positions_under(rules.0, 48, 50, 900 + index as u64);
+        let positions = std::sync::Mutex::new(Vec::new());
+        parallel_rows(&notations, |notation| {
+            let distance = oracle_win_distance(notation, rules.1);
+            positions.lock().unwrap().push((notation.clone(), distance));
+        });
+        let positions = positions.into_inner().unwrap();
+        for (engine, table_bytes) in [(Engine::Dfpn, 16 << 20), (Engine::PnDfpn, 64 << 10)] {
+            let options = SolveOptions {
+                engine,
+                threads: 2,
+                ..SolveOptions::default()
+            };
+            let distances = check_distances(&positions, rules, &options, table_bytes);
+            // Not only wins at once: the check must meet wins some way off.
+            let far = distances.iter().filter(|&&d| d >= 5).count();
+            assert!(
+                distances.len() >= 15 && far >= 3,
+                "{}: distances {distances:?}",
+                rules.1.name()
+            );
+        }
+    }
+}
