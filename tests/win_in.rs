@@ -77,3 +77,55 @@ fn distances_are_the_oracles_under_every_rule_set() {
         }
     }
 }
+
+#[test]
+fn the_command_line_states_how_soon() {
+    let notations = playout_positions_under(Rules::Common, 50, 30, 77);
+    let mut wins = 0;
+    let mut draws = 0;
+    for notation in &notations {
+        let expected = oracle_win_distance(notation, OracleRules::Common);
+        if expected.is_some_and(|d| d < 3) || (expected.is_none() && draws >= 2) {
+            continue;
+        }
+        let json = |mode: &str| -> serde_json::Value {
+            let (code, out, err) =
+                common::run_uttt(&["solve", notation, "--win-in", mode, "--json", "--quiet"]);
+            assert_eq!(code, 0, "{err}");
+            serde_json::from_str(&out).unwrap()
+        };
+        let exact = json("exact");
+        let ranged = json("range");
+        assert!(json("off").get("win_in").is_none(), "off prints no win_in");
+        match expected {
+            Some(distance) => {
+                wins += 1;
+                assert_eq!(exact["win_in"], distance, "{notation}");
+                let within = match &ranged["win_in"] {
+                    serde_json::Value::Number(n) => n.as_u64() == Some(u64::from(distance)),
+                    range => {
+                        range["min"].as_u64().unwrap() <= u64::from(distance)
+                            && u64::from(distance) <= range["max"].as_u64().unwrap()
+                    }
+                };
+                assert!(within, "{notation}: {} for {distance}", ranged["win_in"]);
+                let (_, text, _) =
+                    common::run_uttt(&["solve", notation, "--win-in", "exact", "--quiet"]);
+                assert!(text.contains(&format!("wins in {distance}  (")), "{text}");
+            }
+            None => {
+                draws += 1;
+                assert_eq!(exact["win_in"], serde_json::Value::Null, "{notation}");
+                assert_eq!(ranged["win_in"], serde_json::Value::Null, "{notation}");
+            }
+        }
+        if wins >= 4 && draws >= 2 {
+            break;
+        }
+    }
+    assert!(wins >= 4, "only {wins} wins of 3 plies or more");
+    let (code, _, err) =
+        common::run_uttt(&["solve", "start", "--win-in", "exact", "--attacker", "X"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--win-in"), "{err}");
+}

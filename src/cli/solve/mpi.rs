@@ -35,6 +35,10 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     if args.max_plies.is_some() {
         anyhow::bail!("--max-plies does not run over MPI: leave out --mpi");
     }
+    if args.win_in != crate::cli::args::WinInArg::Off {
+        // Its bounded questions would go to the worker ranks, which answer unbounded ones.
+        anyhow::bail!("--win-in does not run over MPI: leave out --mpi");
+    }
     let stop = interrupt::stop_flag();
     let ran = with_mpi_ranks(
         &args.search,

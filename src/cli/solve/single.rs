@@ -45,7 +45,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
                 .stopped_by(stop)
                 .watched_by(live);
             use_database(solver, db, &args.search, Source::Solve)
-                    .solve_win_in(&pos, args.win_in.mode())
+                .solve_win_in(&pos, args.win_in.mode())
         }
     });
     let request = CertificateRequest {

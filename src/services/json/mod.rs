@@ -60,7 +60,9 @@ impl WinInJson {
             WinInAnswer::NotAsked => None,
             WinInAnswer::NoWin => Some(None),
             WinInAnswer::Win(WinIn::Exact(plies)) => Some(Some(WinInJson::Exact(plies))),
-            WinInAnswer::Win(WinIn::Range { min, max }) => Some(Some(WinInJson::Range { min, max })),
+            WinInAnswer::Win(WinIn::Range { min, max }) => {
+                Some(Some(WinInJson::Range { min, max }))
+            }
         }
     }
 }

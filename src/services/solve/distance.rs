@@ -133,7 +133,10 @@ impl Solver<'_> {
             report.win_in = WinInAnswer::NoWin;
             return report;
         };
-        let left = self.options.node_limit.map(|n| n.saturating_sub(report.nodes));
+        let left = self
+            .options
+            .node_limit
+            .map(|n| n.saturating_sub(report.nodes));
         let share = match mode {
             WinInMode::Range => Some((report.nodes / 5).max(RANGE_MIN_NODES)),
             WinInMode::Exact | WinInMode::Off => None,
@@ -180,14 +183,22 @@ impl Solver<'_> {
                 ..self.options.clone()
             };
             if options.time_limit == Some(Duration::ZERO) || options.node_limit == Some(0) {
-                break WinIn::Range { min: plies, max: most };
+                break WinIn::Range {
+                    min: plies,
+                    max: most,
+                };
             }
             let report = self.solve_with(pos, &options);
             nodes += report.nodes;
             match report.verdict {
                 Verdict::Wins(player) if player == winner => break WinIn::Exact(plies),
                 Verdict::DoesNotWin(_) | Verdict::Wins(_) | Verdict::Draw => plies += step,
-                Verdict::Unknown => break WinIn::Range { min: plies, max: most },
+                Verdict::Unknown => {
+                    break WinIn::Range {
+                        min: plies,
+                        max: most,
+                    }
+                }
             }
         };
         Distance {
