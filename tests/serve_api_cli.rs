@@ -295,3 +295,39 @@ fn the_database_keeps_what_the_server_solved() {
     assert!(stats.contains("\"serve\""), "{stats}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn how_soon_a_win_comes_is_the_command_lines() {
+    let served = Served::start(&["--threads", "2"]);
+    let (code, out, err) = common::run_uttt(&["solve", X_WINS, "--win-in", "exact", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let cli: Value = serde_json::from_str(&out).unwrap();
+    let api = served.json(&format!(
+        "/api/solve?position={}&win_in=exact",
+        escaped(X_WINS)
+    ));
+    assert!(cli["win_in"].is_u64(), "{cli}");
+    assert_eq!(api["win_in"], cli["win_in"]);
+    // Each decisive move of an analysis, counted from before it.
+    let (_, out, _) = common::run_uttt(&["analyze", LATE, "--win-in", "exact", "--json"]);
+    let cli: Value = serde_json::from_str(&out).unwrap();
+    let api = served.json(&format!(
+        "/api/analyze?position={}&win_in=exact",
+        escaped(LATE)
+    ));
+    let distances = |json: &Value| -> Vec<(String, String)> {
+        let mut moves: Vec<(String, String)> = json["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["move"].to_string(), m["win_in"].to_string()))
+            .collect();
+        moves.sort();
+        moves
+    };
+    assert_eq!(distances(&api), distances(&cli));
+    assert!(distances(&api).iter().any(|(_, d)| d != "null"));
+    // Without the parameter, no win_in.
+    let plain = served.json(&format!("/api/solve?position={}", escaped(X_WINS)));
+    assert!(plain.get("win_in").is_none());
+}

@@ -129,3 +129,39 @@ fn the_command_line_states_how_soon() {
     assert_eq!(code, 2);
     assert!(err.contains("--win-in"), "{err}");
 }
+
+#[test]
+fn an_analysis_gives_each_decisive_moves_distance_from_before_it() {
+    use uttt::game::format_position;
+    use uttt::services::{SolveValue, WinInAnswer, WinInMode};
+    let notations = playout_positions_under(Rules::Common, 50, 12, 31);
+    let options = SolveOptions {
+        threads: 2,
+        ..SolveOptions::default()
+    };
+    let mut checked = 0;
+    for notation in &notations {
+        let pos = parse_position_under(notation, Rules::Common).unwrap();
+        let table = Table::new(16 << 20).unwrap();
+        let analysis = Solver::new(&options, &table).analyze_win_in(&pos, WinInMode::Exact);
+        for m in &analysis.moves {
+            let child = format_position(&pos.play(m.mv));
+            let expected = oracle_win_distance(&child, OracleRules::Common);
+            match m.value {
+                SolveValue::Win | SolveValue::Loss => {
+                    let plies = expected.expect("a decisive move") + 1;
+                    assert_eq!(
+                        m.win_in,
+                        WinInAnswer::Win(WinIn::Exact(plies)),
+                        "{notation} {}",
+                        m.mv
+                    );
+                    checked += 1;
+                }
+                SolveValue::Draw => assert_eq!(m.win_in, WinInAnswer::NoWin),
+                SolveValue::Unknown => panic!("{notation} {}: unknown", m.mv),
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} decisive moves");
+}

@@ -183,12 +183,20 @@ impl Searches<'_> {
                 Answer::error(500, "not a request answered by a search")
             }
             Request::Show { position, moves } => json(&ShowJson::of(*position, moves.clone())),
-            Request::Solve { position, .. } => {
-                let report = self.solver(&options, stop, progress).solve(position);
+            Request::Solve {
+                position, win_in, ..
+            } => {
+                let report = self
+                    .solver(&options, stop, progress)
+                    .solve_win_in(position, *win_in);
                 json(&SolveJson::of(&report))
             }
-            Request::Analyze { position, .. } => {
-                let analysis = self.solver(&options, stop, progress).analyze(position);
+            Request::Analyze {
+                position, win_in, ..
+            } => {
+                let analysis = self
+                    .solver(&options, stop, progress)
+                    .analyze_win_in(position, *win_in);
                 let threads = options.worker_threads();
                 json(&AnalysisJson::of(&analysis, options.engine.name(), threads))
             }

@@ -3,6 +3,7 @@
 //! text and never reaches a search (see docs/server.md).
 
 use crate::game::{parse_game_arg_under, Game, Move, Position, Rules};
+use crate::services::WinInMode;
 use std::time::Duration;
 
 /// The limits a request asks for (`time_limit`, in seconds, and `node_limit`); the server's own
@@ -26,10 +27,20 @@ pub enum Request {
         position: Position,
         moves: Option<Vec<Move>>,
     },
-    /// `GET /api/solve?position=P[&time_limit=S]`: its value.
-    Solve { position: Position, budget: Budget },
-    /// `GET /api/analyze?position=P[&time_limit=S]`: every move's value.
-    Analyze { position: Position, budget: Budget },
+    /// `GET /api/solve?position=P[&time_limit=S][&win_in=HOW]`: its value (and how soon a
+    /// win comes).
+    Solve {
+        position: Position,
+        budget: Budget,
+        win_in: WinInMode,
+    },
+    /// `GET /api/analyze?position=P[&time_limit=S][&win_in=HOW]`: every move's value (and
+    /// how soon each decisive move's game ends).
+    Analyze {
+        position: Position,
+        budget: Budget,
+        win_in: WinInMode,
+    },
     /// `GET /api/review?game=G[&time_limit=S]`: the game's positions solved from its end back.
     Review {
         rules: Rules,
@@ -106,6 +117,18 @@ impl Query {
     fn required(&self, name: &str) -> Result<&str, RequestError> {
         self.get(name)
             .ok_or_else(|| RequestError::Bad(format!("the parameter `{name}` is missing")))
+    }
+
+    /// `win_in` (`exact`, `range` or `off`, the default).
+    fn win_in(&self) -> Result<WinInMode, RequestError> {
+        match self.get("win_in") {
+            None | Some("off") => Ok(WinInMode::Off),
+            Some("range") => Ok(WinInMode::Range),
+            Some("exact") => Ok(WinInMode::Exact),
+            Some(other) => Err(RequestError::Bad(format!(
+                "win_in: `{other}` is none of exact, range and off"
+            ))),
+        }
     }
 
     /// `time_limit` (in seconds) and `node_limit`, where given.
@@ -186,6 +209,7 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
         "/api/solve" => Ok(Request::Solve {
             position: position()?,
             budget: query.budget()?,
+            win_in: query.win_in()?,
         }),
         "/api/analyze" => {
             let position = position()?;
@@ -197,6 +221,7 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
             Ok(Request::Analyze {
                 position,
                 budget: query.budget()?,
+                win_in: query.win_in()?,
             })
         }
         "/api/review" => {
@@ -289,6 +314,7 @@ mod tests {
                     time_limit: Some(Duration::from_millis(2500)),
                     node_limit: None,
                 },
+                win_in: WinInMode::Off,
             })
         );
         let open = parse_request("/api/show?position=start&rules=open", Rules::Common).unwrap();
@@ -351,6 +377,7 @@ mod tests {
         assert!(bad("/api/solve?position=zz").starts_with("invalid position `zz`: "));
         assert!(bad("/api/solve?position=start&time_limit=-1").contains("time_limit"));
         assert!(bad("/api/solve?position=start&node_limit=1e6").contains("node_limit"));
+        assert!(bad("/api/analyze?position=start&win_in=soon").contains("win_in"));
         assert!(bad("/api/show?position=ee&play=aa").contains("not a legal move"));
         assert!(bad("/api/show?position=ee&play=ea+zz").starts_with("play: "));
         assert!(bad("/api/show?position=%zz").contains("bad %-escape in `%zz` at byte 1"));

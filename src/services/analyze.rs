@@ -3,6 +3,7 @@
 //! limits.
 
 use super::report::{SolveReport, SolveValue, TableReport};
+use super::WinInAnswer;
 use crate::game::{Move, Player, Position};
 use crate::search::options::SolveOptions;
 use crate::table::{Table, TableCounters};
@@ -22,6 +23,10 @@ pub struct MoveAnalysis {
     pub elapsed: Duration,
     /// MID calls spent on this move.
     pub nodes: u64,
+    /// How soon the game ends after a winning or losing move, when asked: the plies from
+    /// before the move (which counts) to the end with best play.
+    #[serde(default)]
+    pub win_in: WinInAnswer,
 }
 
 /// The analysis of every legal move of a position.
@@ -118,6 +123,7 @@ pub(super) fn analyze(
             best_reply: report.best_move,
             elapsed: report.elapsed,
             nodes: report.nodes,
+            win_in: report.win_in.one_ply_earlier(),
         });
     }
     moves.sort_by_key(|m| (rank(m.value), m.mv));

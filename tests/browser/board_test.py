@@ -190,9 +190,16 @@ def run_checks(args, board, url):
         driver.find_element(By.ID, "analyze").click()
         board.wait.until(lambda d: board.marks())
         words = {"win": "W", "draw": "D", "loss": "L", "unknown": "?"}
-        expected = {m["move"]: words[m["value"]]
-                    for m in uttt_json(args.uttt, "analyze", LATE)["moves"]}
-        assert board.marks() == expected, (board.marks(), expected)
+        moves = uttt_json(args.uttt, "analyze", LATE, "--win-in", "exact")["moves"]
+        expected = {m["move"]: words[m["value"]] for m in moves}
+        marks = board.marks()
+        # The value's letter, then how soon the game ends where the page proved it exactly.
+        assert {move: mark[0] for move, mark in marks.items()} == expected, (marks, expected)
+        distances = {m["move"]: str(m["win_in"]) for m in moves if m["win_in"] is not None}
+        assert any(len(mark) > 1 for mark in marks.values()), marks
+        for move, mark in marks.items():
+            if len(mark) > 1:
+                assert mark[1:] == distances[move], (move, mark, distances)
         board.screenshot(os.path.join(args.out, "2-analysis.png"))
 
     def a_bad_position_shows_its_error():
@@ -282,6 +289,14 @@ def run_checks(args, board, url):
         # Undo goes back to the solved position.
         board.click("undo")
         board.wait.until(lambda d: board.notation() == LATE)
+        # A win says how soon it comes, as `uttt solve --win-in exact` does.
+        won = "X;.....@O..;......X../.X.OXX.../.OOX.XX../..O.X..XO/..O.OXXX./.O.XOOX.X/.O.OOO..O/O.X..OX../..X..O.OX"
+        board.open("?position=" + urllib.parse.quote(won))
+        board.click("solve")
+        board.wait.until(lambda d: board.text("result").startswith("Result"))
+        distance = uttt_json(args.uttt, "solve", won, "--win-in", "exact")["win_in"]
+        assert board.text("result").startswith(f"Result: X in {distance} plies"), \
+            board.text("result")
         # A long search reports its progress and stops when asked.
         board.open()
         board.click("solve")

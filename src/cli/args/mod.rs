@@ -417,6 +417,10 @@ pub struct AnalyzeArgs {
     /// The position whose moves are analysed.
     #[command(flatten)]
     pub position: PositionArgs,
+    /// How soon the game ends after each winning or losing move (the plies from before the
+    /// move, which counts): exact, or the range proved with a fifth more nodes.
+    #[arg(long, value_enum, value_name = "HOW", default_value = "off")]
+    pub win_in: WinInArg,
     /// How to search (the limits apply to the whole analysis).
     #[command(flatten)]
     pub search: SearchArgs,

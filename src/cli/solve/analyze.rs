@@ -25,7 +25,8 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<i32> {
         let solver = Solver::new(&options, &table)
             .stopped_by(stop)
             .watched_by(live);
-        use_database(solver, database.as_ref(), &args.search, Source::Analyze).analyze(&pos)
+        use_database(solver, database.as_ref(), &args.search, Source::Analyze)
+            .analyze_win_in(&pos, args.win_in.mode())
     });
     table.flush(true)?;
     let text = if args.search.json {

@@ -244,11 +244,26 @@ pub fn analysis_text(analysis: &Analysis, colour: bool) -> String {
         value_word(analysis.value()),
         analysis.to_move()
     );
-    let _ = writeln!(out, "move  value    reply       time        nodes");
+    // With `--win-in`, a column of how soon each move's game ends.
+    let asked = analysis
+        .moves
+        .iter()
+        .any(|m| m.win_in != WinInAnswer::NotAsked);
+    let _ = writeln!(
+        out,
+        "move  value    {}reply       time        nodes",
+        if asked { "in      " } else { "" }
+    );
     for m in &analysis.moves {
+        let distance = match m.win_in {
+            WinInAnswer::Win(WinIn::Exact(plies)) => format!("{plies:<8}"),
+            WinInAnswer::Win(WinIn::Range { min, max }) => format!("{:<8}", format!("{min}–{max}")),
+            WinInAnswer::NoWin => format!("{:<8}", "-"),
+            WinInAnswer::NotAsked => String::new(),
+        };
         let _ = writeln!(
             out,
-            "{:<5} {:<8} {:<5} {:>9.3} s {:>12}",
+            "{:<5} {:<8} {distance}{:<5} {:>9.3} s {:>12}",
             m.mv.to_string(),
             value_word(m.value),
             move_text(m.best_reply),
@@ -300,6 +315,7 @@ mod tests {
                 best_reply: None,
                 elapsed: Duration::ZERO,
                 nodes: 0,
+                win_in: WinInAnswer::NotAsked,
             })
             .collect();
         Analysis {

@@ -155,6 +155,9 @@ struct MoveJson {
     mv: Move,
     value: SolveValue,
     best_reply: Option<Move>,
+    /// How soon the game ends after the move, when asked (`--win-in`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    win_in: Option<Option<WinInJson>>,
     time_ms: u64,
     nodes: u64,
 }
@@ -191,6 +194,7 @@ impl<'a> AnalysisJson<'a> {
                     mv: m.mv,
                     value: m.value,
                     best_reply: m.best_reply,
+                    win_in: WinInJson::of(m.win_in),
                     time_ms: millis(m.elapsed),
                     nodes: m.nodes,
                 })

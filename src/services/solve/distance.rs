@@ -65,6 +65,21 @@ pub enum WinInAnswer {
     Win(WinIn),
 }
 
+impl WinInAnswer {
+    /// The answer one ply earlier, for the move that led here: a win's distance counts the
+    /// move too.
+    pub fn one_ply_earlier(self) -> WinInAnswer {
+        match self {
+            WinInAnswer::Win(WinIn::Exact(plies)) => WinInAnswer::Win(WinIn::Exact(plies + 1)),
+            WinInAnswer::Win(WinIn::Range { min, max }) => WinInAnswer::Win(WinIn::Range {
+                min: min + 1,
+                max: max + 1,
+            }),
+            other => other,
+        }
+    }
+}
+
 /// What a distance search may spend, besides its solver's stop flag.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DistanceBudget {
@@ -124,8 +139,19 @@ impl Solver<'_> {
     /// asks, within what is left of the options' limits; the report's nodes and time include
     /// the distance's.
     pub fn solve_win_in(&mut self, pos: &Position, mode: WinInMode) -> SolveReport {
+        let options = self.options;
+        self.solve_with_win_in(pos, options, mode)
+    }
+
+    /// [`Solver::solve_win_in`] with `options` in place of the solver's.
+    pub(super) fn solve_with_win_in(
+        &mut self,
+        pos: &Position,
+        options: &SolveOptions,
+        mode: WinInMode,
+    ) -> SolveReport {
         let start = Instant::now();
-        let mut report = self.solve(pos);
+        let mut report = self.solve_with(pos, options);
         if mode == WinInMode::Off {
             return report;
         }
@@ -133,22 +159,19 @@ impl Solver<'_> {
             report.win_in = WinInAnswer::NoWin;
             return report;
         };
-        let left = self
-            .options
-            .node_limit
-            .map(|n| n.saturating_sub(report.nodes));
+        let left = options.node_limit.map(|n| n.saturating_sub(report.nodes));
         let share = match mode {
             WinInMode::Range => Some((report.nodes / 5).max(RANGE_MIN_NODES)),
             WinInMode::Exact | WinInMode::Off => None,
         };
         let budget = DistanceBudget {
-            deadline: self.options.time_limit.map(|limit| start + limit),
+            deadline: options.time_limit.map(|limit| start + limit),
             nodes: match (left, share) {
                 (Some(left), Some(share)) => Some(left.min(share)),
                 (left, share) => left.or(share),
             },
         };
-        let distance = self.distance_to_win(pos, winner, budget);
+        let distance = self.distance_with(pos, winner, options, budget);
         report.win_in = WinInAnswer::Win(distance.win_in);
         report.nodes += distance.nodes;
         report.elapsed += distance.elapsed;
@@ -161,6 +184,19 @@ impl Solver<'_> {
         &mut self,
         pos: &Position,
         winner: Player,
+        budget: DistanceBudget,
+    ) -> Distance {
+        let options = self.options;
+        self.distance_with(pos, winner, options, budget)
+    }
+
+    /// [`Solver::distance_to_win`] with `options` (their engine and tuning; the limits are
+    /// `budget`'s) in place of the solver's.
+    fn distance_with(
+        &mut self,
+        pos: &Position,
+        winner: Player,
+        options: &SolveOptions,
         budget: DistanceBudget,
     ) -> Distance {
         let start = Instant::now();
@@ -180,7 +216,7 @@ impl Solver<'_> {
                     .deadline
                     .map(|deadline| deadline.saturating_duration_since(Instant::now())),
                 node_limit: budget.nodes.map(|most| most.saturating_sub(nodes)),
-                ..self.options.clone()
+                ..options.clone()
             };
             if options.time_limit == Some(Duration::ZERO) || options.node_limit == Some(0) {
                 break WinIn::Range {

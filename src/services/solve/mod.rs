@@ -162,9 +162,15 @@ impl<'a> Solver<'a> {
 
     /// Analyses every legal move of `pos` (see [`super::analyze`]).
     pub fn analyze(&mut self, pos: &Position) -> Analysis {
+        self.analyze_win_in(pos, WinInMode::Off)
+    }
+
+    /// [`Solver::analyze`], each winning or losing move with its distance as `mode` asks
+    /// (see [`Solver::solve_win_in`]), counted from before the move.
+    pub fn analyze_win_in(&mut self, pos: &Position, mode: WinInMode) -> Analysis {
         let (options, table) = (self.options, self.table);
         super::analyze::analyze(pos, options, table, |child, options| {
-            self.solve_with(child, options)
+            self.solve_with_win_in(child, options, mode)
         })
     }
 
