@@ -165,3 +165,80 @@ fn an_analysis_gives_each_decisive_moves_distance_from_before_it() {
     }
     assert!(checked >= 20, "only {checked} decisive moves");
 }
+
+#[test]
+fn a_review_gives_each_won_positions_distance_and_flags_slower_wins() {
+    use uttt::game::{format_position, Position, Rng};
+    use uttt::services::review::{review_win_in, Mark, ReviewLimits};
+    use uttt::services::{WinInAnswer, WinInMode};
+    let options = SolveOptions {
+        threads: 2,
+        time_limit: Some(std::time::Duration::from_millis(500)),
+        ..SolveOptions::default()
+    };
+    let mut checked = 0;
+    for seed in 1..=6 {
+        let moves = Rng::new(seed).playout(&Position::start(), 81);
+        let table = Table::new(16 << 20).unwrap();
+        let mut solver = Solver::new(&options, &table);
+        let limits = ReviewLimits {
+            unknowns_in_a_row: Some(1),
+        };
+        // Only the last positions: the oracle is exhaustive.
+        let from = moves.len().saturating_sub(moves.len().min(81) - 46);
+        let start = moves[..from]
+            .iter()
+            .fold(Position::start(), |p, &m| p.play(m));
+        let tail = &moves[from..];
+        let played = {
+            // A review needs the game from the start: review it whole, with a limit that
+            // leaves the early positions unknown.
+            let _ = (start, tail);
+            &moves[..]
+        };
+        let review = review_win_in(
+            &Position::start(),
+            played,
+            &mut solver,
+            limits,
+            WinInMode::Exact,
+            |_| {},
+        );
+        for (ply, p) in review.plies.iter().enumerate() {
+            if !p.reviewed || p.position.stone_count() < 46 {
+                continue;
+            }
+            let expected = oracle_win_distance(&format_position(&p.position), OracleRules::Common);
+            let exact = |answer: WinInAnswer| matches!(answer, WinInAnswer::Win(WinIn::Exact(_)));
+            match p.value {
+                Verdict::Wins(_) => {
+                    let distance = expected.expect("the oracle finds the win");
+                    match p.win_in {
+                        // The time limit of a loaded machine may leave a range: it must hold
+                        // the distance.
+                        WinInAnswer::Win(WinIn::Range { min, max }) => {
+                            assert!(min <= distance && distance <= max, "seed {seed} ply {ply}")
+                        }
+                        answer => {
+                            assert_eq!(answer, WinInAnswer::Win(WinIn::Exact(distance)));
+                            checked += 1;
+                        }
+                    }
+                }
+                Verdict::Draw => assert_eq!((p.win_in, expected), (WinInAnswer::NoWin, None)),
+                _ => continue,
+            }
+            // A winning move is slower when it makes the win further off.
+            if let (Some(next), Some(Mark::Best)) = (review.plies.get(ply + 1), p.mark) {
+                let slower = p.value == Verdict::Wins(p.to_move())
+                    && next.position.stone_count() >= 46
+                    && oracle_win_distance(&format_position(&next.position), OracleRules::Common)
+                        .is_some_and(|after| Some(after + 1) > expected);
+                if next.reviewed && exact(p.win_in) && exact(next.win_in) {
+                    assert_eq!(p.slower_win, slower, "seed {seed} ply {ply}");
+                }
+            }
+        }
+    }
+    assert!(checked >= 10, "only {checked} won positions");
+}

@@ -5,7 +5,7 @@
 //! the player who made it.
 
 use super::report::{BinaryOutcome, SolveReport, SolveValue, TableReport, Verdict};
-use super::solve::Solver;
+use super::solve::{Solver, WinIn, WinInAnswer, WinInMode};
 use crate::game::{Move, Player, Position};
 use crate::table::TableCounters;
 use serde::{Deserialize, Serialize};
@@ -54,6 +54,13 @@ pub struct PlyReview {
     /// Its value followed from the next position's without a search: the move played keeps
     /// its mover's win there.
     pub deduced: bool,
+    /// How soon the game ends from here with best play, when asked (a win's distance).
+    #[serde(default)]
+    pub win_in: WinInAnswer,
+    /// The move played kept its mover's win but made it further off: both distances exact,
+    /// the one after the move plus the move more than the one before (as a slower mate).
+    #[serde(default)]
+    pub slower_win: bool,
 }
 
 impl PlyReview {
@@ -331,6 +338,20 @@ pub fn review(
     moves: &[Move],
     solver: &mut Solver<'_>,
     limits: ReviewLimits,
+    on_event: impl FnMut(ReviewEvent),
+) -> Review {
+    review_win_in(first, moves, solver, limits, WinInMode::Off, on_event)
+}
+
+/// [`review`], each won position with its distance as `mode` asks (within its own solve's
+/// limits, after it: see [`Solver::solve_win_in`]), and each winning move that made the win
+/// further off flagged ([`PlyReview::slower_win`]).
+pub fn review_win_in(
+    first: &Position,
+    moves: &[Move],
+    solver: &mut Solver<'_>,
+    limits: ReviewLimits,
+    mode: WinInMode,
     mut on_event: impl FnMut(ReviewEvent),
 ) -> Review {
     let start = Instant::now();
@@ -356,6 +377,8 @@ pub fn review(
             nodes: 0,
             from_database: false,
             deduced: false,
+            win_in: WinInAnswer::NotAsked,
+            slower_win: false,
         })
         .collect();
     let mut end = WalkEnd::Start;
@@ -379,6 +402,26 @@ pub fn review(
                 entry.from_database = report.database.as_ref().is_some_and(|d| d.answered);
             }
             None => entry.deduced = true,
+        }
+        if mode != WinInMode::Off {
+            entry.win_in = match entry.value {
+                Verdict::Wins(winner) => {
+                    let options = solver.options();
+                    let began = Instant::now();
+                    let distance = solver.distance_after(
+                        &entry.position,
+                        winner,
+                        options,
+                        entry.nodes,
+                        began,
+                        mode,
+                    );
+                    entry.nodes += distance.nodes;
+                    entry.elapsed += distance.elapsed;
+                    WinInAnswer::Win(distance.win_in)
+                }
+                _ => WinInAnswer::NoWin,
+            };
         }
         on_event(ReviewEvent::Solved {
             ply,
@@ -408,8 +451,16 @@ pub fn review(
         let better = matches!(mark, Mark::Mistake | Mark::Blunder)
             .then_some(before.best_move)
             .flatten();
+        let exact = |p: &PlyReview| match p.win_in {
+            WinInAnswer::Win(WinIn::Exact(plies)) => Some(plies),
+            _ => None,
+        };
+        let slower = mark == Mark::Best
+            && before.value == Verdict::Wins(before.to_move())
+            && matches!((exact(before), exact(after)), (Some(b), Some(a)) if a + 1 > b);
         plies[ply].mark = Some(mark);
         plies[ply].better_move = better;
+        plies[ply].slower_win = slower;
     }
     Review {
         plies,

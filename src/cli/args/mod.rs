@@ -437,6 +437,10 @@ pub struct ReviewArgs {
     /// each).
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
+    /// How soon the game ends from each won position (and which winning moves made the win
+    /// further off): exact, or the range proved with a fifth more nodes.
+    #[arg(long, value_enum, value_name = "HOW", default_value = "off")]
+    pub win_in: WinInArg,
     /// The rule set the game was played under.
     #[command(flatten)]
     pub rule_set: RuleSetArg,

@@ -3,7 +3,7 @@
 
 use super::options::{open_database, open_table, search_options, use_database};
 use super::progress::{progress_mode, with_walk_line, Walk};
-use super::report::{move_text, table_text, verdict_label, verdict_words};
+use super::report::{move_text, table_text, verdict_label, verdict_words, win_in_words};
 use crate::cli::args::{ReviewArgs, DEFAULT_REVIEW_TIME_LIMIT};
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
@@ -12,7 +12,7 @@ use crate::game::NotationError;
 use crate::game::{parse_game_arg_under, Move, Outcome, Position};
 use crate::search::SolveOptions;
 use crate::services::json::{decision_text, review_lines};
-use crate::services::review::{review, Mark, Review, ReviewEvent, ReviewLimits, WalkEnd};
+use crate::services::review::{review_win_in, Mark, Review, ReviewEvent, ReviewLimits, WalkEnd};
 use crate::services::{Solver, Verdict};
 use anyhow::Context;
 use std::fmt::Write as _;
@@ -42,12 +42,20 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<i32> {
             .stopped_by(stop)
             .watched_by(live);
         let mut solver = use_database(solver, database.as_ref(), &args.search, Source::Review);
-        review(&start, &moves, &mut solver, limits, |event| match event {
-            ReviewEvent::Solving { ply } => walk.ply.store(ply as u64, Ordering::Relaxed),
-            ReviewEvent::Solved { .. } => {
-                walk.done.fetch_add(1, Ordering::Relaxed);
-            }
-        })
+        let mode = args.win_in.mode();
+        review_win_in(
+            &start,
+            &moves,
+            &mut solver,
+            limits,
+            mode,
+            |event| match event {
+                ReviewEvent::Solving { ply } => walk.ply.store(ply as u64, Ordering::Relaxed),
+                ReviewEvent::Solved { .. } => {
+                    walk.done.fetch_add(1, Ordering::Relaxed);
+                }
+            },
+        )
     });
     table.flush(true)?;
     let text = if args.search.json {
@@ -240,9 +248,14 @@ fn review_text(review: &Review, options: &SolveOptions, limits: ReviewLimits) ->
             "{:>3}  {:<7}  {:<8}  {:<4}  {:<8}  {:<6}  {:>9.3} s {:>12}{}",
             p.ply,
             p.to_move().to_string(),
-            verdict_label(p.value),
+            verdict_label(p.value) + &win_in_words(p.win_in),
             move_text(p.played),
-            p.mark.map_or("-", mark_word),
+            // A winning move that made the win further off, as a slower mate is marked.
+            if p.slower_win {
+                "slower"
+            } else {
+                p.mark.map_or("-", mark_word)
+            },
             move_text(p.better_move),
             p.elapsed.as_secs_f64(),
             p.nodes,

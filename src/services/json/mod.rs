@@ -48,14 +48,14 @@ struct SearchJson {
 /// range.
 #[derive(Serialize)]
 #[serde(untagged)]
-enum WinInJson {
+pub(super) enum WinInJson {
     Exact(u32),
     Range { min: u32, max: u32 },
 }
 
 impl WinInJson {
     /// The JSON of `answer`: absent when not asked, null when no win.
-    fn of(answer: WinInAnswer) -> Option<Option<WinInJson>> {
+    pub(super) fn of(answer: WinInAnswer) -> Option<Option<WinInJson>> {
         match answer {
             WinInAnswer::NotAsked => None,
             WinInAnswer::NoWin => Some(None),

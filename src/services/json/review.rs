@@ -1,10 +1,11 @@
 //! The JSON Lines of a review (`uttt review --json`, and the array `/api/review` answers): one
 //! object per ply, then a summary, and the sentence that says where the game was decided.
 
-use super::verdict_label;
+use super::{verdict_label, WinInJson};
 use crate::game::{Move, Player, Position};
 use crate::search::SolveOptions;
 use crate::services::review::{Decision, Mark, PlyReview, Review, WalkEnd};
+use crate::services::WinInAnswer;
 use crate::services::{SolveValue, TableReport, Verdict};
 use serde::Serialize;
 
@@ -93,6 +94,12 @@ pub struct PlyJson {
     nodes: u64,
     from_database: bool,
     deduced: bool,
+    /// How soon the game ends from here, when asked (`--win-in`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    win_in: Option<Option<WinInJson>>,
+    /// When asked: the move played kept its mover's win but made it further off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slower_win: Option<bool>,
 }
 
 impl PlyJson {
@@ -112,6 +119,8 @@ impl PlyJson {
             nodes: p.nodes,
             from_database: p.from_database,
             deduced: p.deduced,
+            win_in: WinInJson::of(p.win_in),
+            slower_win: (p.win_in != WinInAnswer::NotAsked).then_some(p.slower_win),
         }
     }
 }

@@ -159,9 +159,28 @@ impl Solver<'_> {
             report.win_in = WinInAnswer::NoWin;
             return report;
         };
-        let left = options.node_limit.map(|n| n.saturating_sub(report.nodes));
+        let distance = self.distance_after(pos, winner, options, report.nodes, start, mode);
+        report.win_in = WinInAnswer::Win(distance.win_in);
+        report.nodes += distance.nodes;
+        report.elapsed += distance.elapsed;
+        report
+    }
+
+    /// The distance of `winner`'s win of `pos`, just proved by a solve with `options` that
+    /// began at `start` and took `solve_nodes`, within what is left of the options' limits
+    /// and, for [`WinInMode::Range`], a fifth more nodes (at least [`RANGE_MIN_NODES`]).
+    pub fn distance_after(
+        &mut self,
+        pos: &Position,
+        winner: Player,
+        options: &SolveOptions,
+        solve_nodes: u64,
+        start: Instant,
+        mode: WinInMode,
+    ) -> Distance {
+        let left = options.node_limit.map(|n| n.saturating_sub(solve_nodes));
         let share = match mode {
-            WinInMode::Range => Some((report.nodes / 5).max(RANGE_MIN_NODES)),
+            WinInMode::Range => Some((solve_nodes / 5).max(RANGE_MIN_NODES)),
             WinInMode::Exact | WinInMode::Off => None,
         };
         let budget = DistanceBudget {
@@ -171,11 +190,7 @@ impl Solver<'_> {
                 (left, share) => left.or(share),
             },
         };
-        let distance = self.distance_with(pos, winner, options, budget);
-        report.win_in = WinInAnswer::Win(distance.win_in);
-        report.nodes += distance.nodes;
-        report.elapsed += distance.elapsed;
-        report
+        self.distance_with(pos, winner, options, budget)
     }
 
     /// The distance of `winner`'s win of `pos`, which the caller has proved (an unbounded

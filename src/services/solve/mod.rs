@@ -121,6 +121,11 @@ impl<'a> Solver<'a> {
         self
     }
 
+    /// The options this solver searches with.
+    pub fn options(&self) -> &'a SolveOptions {
+        self.options
+    }
+
     /// The table this solver searches against.
     pub fn table(&self) -> &'a Table {
         self.table
