@@ -2,7 +2,7 @@
 //! line answers, a certificate the server writes passes `uttt verify`, progress comes as
 //! server-sent events, and a search stops when its client goes away.
 mod common;
-use common::serve::{escaped, send, Served, LATE};
+use common::serve::{escaped, moves_with, send, Served, LATE};
 use serde_json::Value;
 use std::io::Write;
 use std::net::TcpStream;
@@ -315,18 +315,9 @@ fn how_soon_a_win_comes_is_the_command_lines() {
         "/api/analyze?position={}&win_in=exact",
         escaped(LATE)
     ));
-    let distances = |json: &Value| -> Vec<(String, String)> {
-        let mut moves: Vec<(String, String)> = json["moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| (m["move"].to_string(), m["win_in"].to_string()))
-            .collect();
-        moves.sort();
-        moves
-    };
-    assert_eq!(distances(&api), distances(&cli));
-    assert!(distances(&api).iter().any(|(_, d)| d != "null"));
+    let distances = moves_with(&api, "win_in");
+    assert_eq!(distances, moves_with(&cli, "win_in"));
+    assert!(distances.iter().any(|(_, d)| d != "null"));
     // Without the parameter, no win_in.
     let plain = served.json(&format!("/api/solve?position={}", escaped(X_WINS)));
     assert!(plain.get("win_in").is_none());

@@ -1,7 +1,7 @@
 //! `uttt serve`: the JSON API answers as the command line does, refuses bad input with its
 //! words, stays safe under load, and stops cleanly on a signal.
 mod common;
-use common::serve::{escaped, search_holding_the_slot, Served, LATE};
+use common::serve::{escaped, moves_with, search_holding_the_slot, Served, LATE};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -16,17 +16,7 @@ fn the_api_answers_what_the_command_line_answers() {
     let api = served.json(&format!("/api/analyze?position={}", escaped(LATE)));
     assert_eq!(api["position"], cli["position"]);
     assert_eq!(api["value"], cli["value"]);
-    let values = |json: &Value| -> Vec<(String, String)> {
-        let mut moves: Vec<(String, String)> = json["moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| (m["move"].to_string(), m["value"].to_string()))
-            .collect();
-        moves.sort();
-        moves
-    };
-    assert_eq!(values(&api), values(&cli));
+    assert_eq!(moves_with(&api, "value"), moves_with(&cli, "value"));
     // The keys in the same order as the command's `--json`, read from the raw texts (a parsed
     // object's keys come out sorted).
     let (_, raw_api) = served.get(&format!("/api/analyze?position={}", escaped(LATE)));

@@ -106,6 +106,14 @@ impl SolveOptions {
     }
 }
 
+/// The tighter of two optional limits, where `None` is no limit.
+pub fn tighter<T: Ord>(one: Option<T>, other: Option<T>) -> Option<T> {
+    match (one, other) {
+        (Some(one), Some(other)) => Some(one.min(other)),
+        (one, other) => one.or(other),
+    }
+}
+
 /// Default MID calls per PN-DFPN job (about ten milliseconds of work). Smaller jobs and an
 /// earlier split let the root choose among more leaves of a deeper tree, so many threads
 /// search fewer nodes; the measures behind these values are in BENCHMARKS.md ("Scaling", job

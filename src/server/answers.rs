@@ -6,7 +6,9 @@ use super::api::Request;
 use super::http::Answer;
 use crate::certificate::{check_bytes, write_block};
 use crate::db::{Database, Source};
+use crate::game::notation::{board_mark, cell_mark};
 use crate::game::{Move, Outcome, Player, Position, Rules};
+use crate::search::options::tighter;
 use crate::search::{LiveStats, SolveOptions};
 use crate::services::json::review_lines;
 use crate::services::review::{review, ReviewEvent, ReviewLimits, DEFAULT_UNKNOWNS_IN_A_ROW};
@@ -47,33 +49,10 @@ pub struct ShowJson {
 impl ShowJson {
     /// The view of `position`, reached by `moves` if known.
     pub fn of(position: Position, moves: Option<Vec<Move>>) -> ShowJson {
-        let mut cells = String::with_capacity(81);
-        for board in 0..9 {
-            for cell in 0..9 {
-                let bit = 1 << cell;
-                cells.push(if position.local_cells(Player::X, board) & bit != 0 {
-                    'X'
-                } else if position.local_cells(Player::O, board) & bit != 0 {
-                    'O'
-                } else {
-                    '.'
-                });
-            }
-        }
-        let boards = (0..9)
-            .map(|board| {
-                let bit = 1 << board;
-                if position.won_boards(Player::X) & bit != 0 {
-                    'X'
-                } else if position.won_boards(Player::O) & bit != 0 {
-                    'O'
-                } else if position.closed_boards() & bit != 0 {
-                    '#'
-                } else {
-                    '.'
-                }
-            })
+        let cells = (0..9)
+            .flat_map(|board| (0..9).map(move |cell| cell_mark(&position, board, cell)))
             .collect();
+        let boards = (0..9).map(|board| board_mark(&position, board)).collect();
         let legal_moves: Vec<Move> = position.legal_moves().collect();
         let mut playable_boards: Vec<usize> = legal_moves.iter().map(|m| m.board()).collect();
         playable_boards.dedup();
@@ -133,6 +112,11 @@ impl Progress {
     }
 }
 
+/// The answer of `/api/show`: the view of `position`, reached by `moves` if known.
+pub fn show(position: Position, moves: Option<Vec<Move>>) -> Answer {
+    json(&ShowJson::of(position, moves))
+}
+
 /// An answer of `value` as JSON, with status 200.
 fn json<T: Serialize>(value: &T) -> Answer {
     Answer::json(
@@ -159,30 +143,23 @@ impl Searches<'_> {
     /// The options of `request`'s searches: the server's, with the request's limits where it
     /// asks for less.
     pub fn options_for(&self, request: &Request) -> SolveOptions {
-        fn within<T: Ord>(most: Option<T>, asked: Option<T>) -> Option<T> {
-            match (most, asked) {
-                (Some(most), Some(asked)) => Some(most.min(asked)),
-                (most, asked) => most.or(asked),
-            }
-        }
         let budget = request.budget();
         SolveOptions {
-            time_limit: within(self.options.time_limit, budget.time_limit),
-            node_limit: within(self.options.node_limit, budget.node_limit),
+            time_limit: tighter(self.options.time_limit, budget.time_limit),
+            node_limit: tighter(self.options.node_limit, budget.node_limit),
             ..self.options.clone()
         }
     }
 
-    /// Answers `request`, a show or a search (not a verify, whose body [`Searches::verify`]
-    /// takes), stopping its searches once `stop` is raised and publishing how far they got to
+    /// Answers `request`, a search (a show is [`show`]'s, a verify [`Searches::verify`]'s),
+    /// stopping its searches once `stop` is raised and publishing how far they got to
     /// `progress`.
     pub fn answer(&self, request: &Request, stop: &AtomicBool, progress: &Progress) -> Answer {
         let options = self.options_for(request);
         match request {
-            Request::Page | Request::Verify { .. } => {
+            Request::Page | Request::Show { .. } | Request::Verify { .. } => {
                 Answer::error(500, "not a request answered by a search")
             }
-            Request::Show { position, moves } => json(&ShowJson::of(*position, moves.clone())),
             Request::Solve {
                 position, win_in, ..
             } => {

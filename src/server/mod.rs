@@ -20,7 +20,7 @@ pub use api::{parse_request, Request, RequestError};
 
 use http::{Answer, BodyLength, HeadRead};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// The page, with its script and style inline: no request leaves for anywhere else.
@@ -174,10 +174,8 @@ fn answer(
             };
             return http::respond(stream, &page);
         }
-        Request::Show { .. } => {
-            let nothing_stops = AtomicBool::new(false);
-            let answer = searches.answer(&request, &nothing_stops, &Progress::default());
-            return http::respond(stream, &answer);
+        Request::Show { position, moves } => {
+            return http::respond(stream, &answers::show(position, moves));
         }
         _ => {}
     }

@@ -178,3 +178,16 @@ pub fn send(address: &str, head: &str, body: &[u8]) -> Response {
         body: response[end + 4..].to_vec(),
     }
 }
+
+/// Each move of an analysis's JSON with its `key` (as JSON text), sorted by move: for comparing
+/// analyses whose moves come in another order.
+pub fn moves_with(analysis: &Value, key: &str) -> Vec<(String, String)> {
+    let mut moves: Vec<(String, String)> = analysis["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["move"].to_string(), m[key].to_string()))
+        .collect();
+    moves.sort();
+    moves
+}

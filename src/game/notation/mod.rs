@@ -8,7 +8,8 @@ mod position_text;
 
 pub(super) use position_text::rules_named;
 pub use position_text::{
-    format_position, parse_position, parse_position_under, split_rules_prefix,
+    board_mark, cell_mark, format_position, parse_position, parse_position_under,
+    split_rules_prefix,
 };
 
 use super::moves::Move;

@@ -7,6 +7,33 @@ use crate::game::rules::Rules;
 use crate::game::tables::{has_line, FULL_MASK};
 use std::fmt;
 
+/// A cell as the notation writes it: `X`, `O`, or `.` while empty.
+pub fn cell_mark(pos: &Position, board: usize, cell: usize) -> char {
+    let bit = 1 << cell;
+    if pos.local_cells(Player::X, board) & bit != 0 {
+        'X'
+    } else if pos.local_cells(Player::O, board) & bit != 0 {
+        'O'
+    } else {
+        '.'
+    }
+}
+
+/// A board as the notation writes it when it is not the one to play in: `X` or `O` won, `#`
+/// closed without a winner, `.` open.
+pub fn board_mark(pos: &Position, board: usize) -> char {
+    let bit = 1 << board;
+    if pos.won_boards(Player::X) & bit != 0 {
+        'X'
+    } else if pos.won_boards(Player::O) & bit != 0 {
+        'O'
+    } else if pos.closed_boards() & bit != 0 {
+        '#'
+    } else {
+        '.'
+    }
+}
+
 /// Renders a position in the notation (which does not name the rule set: see
 /// [`parse_position_under`]).
 pub fn format_position(pos: &Position) -> String {
@@ -14,26 +41,13 @@ pub fn format_position(pos: &Position) -> String {
     out.push(pos.side_to_move().letter());
     out.push(';');
     for board in 0..9 {
-        let bit = 1 << board;
-        let target = pos.target_board() == Some(board);
-        out.push(if pos.won_boards(Player::X) & bit != 0 {
-            if target {
-                'x'
-            } else {
-                'X'
-            }
-        } else if pos.won_boards(Player::O) & bit != 0 {
-            if target {
-                'o'
-            } else {
-                'O'
-            }
-        } else if pos.closed_boards() & bit != 0 {
-            '#'
-        } else if pos.target_board() == Some(board) {
-            '@'
-        } else {
-            '.'
+        let mark = board_mark(pos, board);
+        // The board to play in: a won one (open under some rule sets) in lower case, an open
+        // one as `@`.
+        out.push(match (pos.target_board() == Some(board), mark) {
+            (true, 'X' | 'O') => mark.to_ascii_lowercase(),
+            (true, '.') => '@',
+            _ => mark,
         });
     }
     out.push(';');
@@ -42,14 +56,7 @@ pub fn format_position(pos: &Position) -> String {
             out.push('/');
         }
         for cell in 0..9 {
-            let bit = 1 << cell;
-            out.push(if pos.local_cells(Player::X, board) & bit != 0 {
-                'X'
-            } else if pos.local_cells(Player::O, board) & bit != 0 {
-                'O'
-            } else {
-                '.'
-            });
+            out.push(cell_mark(pos, board, cell));
         }
     }
     out

@@ -15,6 +15,7 @@
 
 use super::Solver;
 use crate::game::{Player, Position};
+use crate::search::options::tighter;
 use crate::search::SolveOptions;
 use crate::services::report::{SolveReport, Verdict};
 use serde::{Deserialize, Serialize};
@@ -185,10 +186,7 @@ impl Solver<'_> {
         };
         let budget = DistanceBudget {
             deadline: options.time_limit.map(|limit| start + limit),
-            nodes: match (left, share) {
-                (Some(left), Some(share)) => Some(left.min(share)),
-                (left, share) => left.or(share),
-            },
+            nodes: tighter(left, share),
         };
         self.distance_with(pos, winner, options, budget)
     }

@@ -5,7 +5,7 @@
 mod distance;
 mod three_valued;
 
-pub use distance::{Distance, DistanceBudget, WinIn, WinInAnswer, WinInMode, RANGE_MIN_NODES};
+pub use distance::{Distance, DistanceBudget, WinIn, WinInAnswer, WinInMode};
 
 use super::analyze::Analysis;
 use super::known::{facts_of, verdict_from, StorePolicy};
