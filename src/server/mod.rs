@@ -179,8 +179,36 @@ fn answer(
         }
         _ => {}
     }
-    // A search or a check holds one of the search slots while it runs.
-    let Some(_slot) = SearchSlot::take(searching, config.max_searches) else {
+    // A certificate's length is checked before it takes a slot: a refusal needs none.
+    let certificate_length = match (&request, head.body) {
+        (Request::Verify { .. }, BodyLength::None) => {
+            return respond_error(
+                stream,
+                400,
+                "the certificate to check is the body: it is empty",
+            )
+        }
+        (Request::Verify { .. }, BodyLength::Undeclared) => {
+            return respond_error(stream, 411, "a certificate is sent with its Content-Length")
+        }
+        (Request::Verify { .. }, BodyLength::Declared(length)) => {
+            let Some(length) = usize::try_from(length)
+                .ok()
+                .filter(|&length| length <= MAX_CERTIFICATE_BYTES)
+            else {
+                let text = format!(
+                    "a certificate of {length} bytes is more than the {MAX_CERTIFICATE_BYTES} \
+                     this server checks: check it with `uttt verify FILE`"
+                );
+                return respond_error(stream, 413, &text);
+            };
+            length
+        }
+        _ => 0,
+    };
+    // A search or a check holds one of the search slots while it runs, and gives it back
+    // before its answer is written, so that a client's next request finds it free.
+    let Some(slot) = SearchSlot::take(searching, config.max_searches) else {
         let text = format!(
             "{} searches are running, the most at once: try again later",
             config.max_searches
@@ -188,40 +216,19 @@ fn answer(
         return respond_error(stream, 503, &text);
     };
     if let Request::Verify { name } = request {
-        let length = match head.body {
-            BodyLength::None => {
-                return respond_error(
-                    stream,
-                    400,
-                    "the certificate to check is the body: it is empty",
-                )
-            }
-            BodyLength::Undeclared => {
-                return respond_error(stream, 411, "a certificate is sent with its Content-Length")
-            }
-            BodyLength::Declared(length) => length,
-        };
-        let Some(length) = usize::try_from(length)
-            .ok()
-            .filter(|&length| length <= MAX_CERTIFICATE_BYTES)
-        else {
-            let text = format!(
-                "a certificate of {length} bytes is more than the {MAX_CERTIFICATE_BYTES} this \
-                 server checks: check it with `uttt verify FILE`"
-            );
-            return respond_error(stream, 413, &text);
-        };
-        let Some(body) = http::read_body(&mut stream, rest, length) else {
+        let Some(body) = http::read_body(&mut stream, rest, certificate_length) else {
             return;
         };
-        return http::respond(stream, &searches.verify(name, &body));
+        let answer = searches.verify(name, &body);
+        drop(slot);
+        return http::respond(stream, &answer);
     }
     let events = head.wants_events && request.streams();
-    watch::answer_watched(stream, events, searches, &request);
+    watch::answer_watched(stream, events, searches, &request, slot);
 }
 
 /// One of the server's search slots, given back when dropped.
-struct SearchSlot<'a>(&'a AtomicUsize);
+pub(crate) struct SearchSlot<'a>(&'a AtomicUsize);
 
 impl<'a> SearchSlot<'a> {
     /// A slot of the `most` that `taken` counts, if one is free.

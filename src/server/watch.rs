@@ -6,6 +6,7 @@
 use super::answers::{Progress, Searches};
 use super::api::Request;
 use super::http::{client_gone, respond, send_event, start_events, Answer};
+use super::SearchSlot;
 use std::net::TcpStream;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,7 +21,14 @@ pub const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 /// Answers `request` (a search) on `stream`: as one JSON answer, or with `events` as
 /// server-sent events (`progress` every [`PROGRESS_EVERY`], then `result` with the answer or
 /// `error` with `{"error": TEXT}`).
-pub fn answer_watched(mut stream: TcpStream, events: bool, searches: &Searches, request: &Request) {
+/// `slot` is given back once the answer is ready, before it is written.
+pub fn answer_watched(
+    mut stream: TcpStream,
+    events: bool,
+    searches: &Searches,
+    request: &Request,
+    slot: SearchSlot<'_>,
+) {
     let stop = AtomicBool::new(false);
     let progress = Progress::default();
     let start = Instant::now();
@@ -74,6 +82,7 @@ pub fn answer_watched(mut stream: TcpStream, events: bool, searches: &Searches, 
             }
         }
     });
+    drop(slot);
     if !events {
         return respond(stream, &answer);
     }
