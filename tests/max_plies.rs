@@ -229,11 +229,10 @@ fn the_command_line_answers_within_the_bound_and_not_below_it() {
 }
 
 #[test]
-fn the_command_line_refuses_a_bound_with_a_batch_or_a_database() {
-    let refusals: [&[&str]; 3] = [
-        &["--max-plies", "9", "--file", "-"],
-        &["start", "--max-plies", "9", "--db", "x.db"],
+fn the_command_line_refuses_a_bound_past_the_board_or_beside_a_distance() {
+    let refusals: [&[&str]; 2] = [
         &["start", "--max-plies", "82"],
+        &["start", "--max-plies", "9", "--win-in", "exact"],
     ];
     for extra in refusals {
         let mut args = vec!["solve"];

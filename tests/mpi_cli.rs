@@ -354,3 +354,38 @@ fn ranks_apart_over_tcp_give_the_reference_values() {
     assert_every_rank_ran_jobs(&json);
     assert_messages_counted(&json);
 }
+
+/// A bounded question's jobs carry its bound to the worker ranks: over MPI the distance of a
+/// win, and the answers just at it and just below it, are one process's.
+#[test]
+fn bounded_questions_and_distances_over_mpi_are_one_process_answers() {
+    let (code, out, err) = common::run_uttt(&[
+        "solve",
+        MEDIUM,
+        "--win-in",
+        "exact",
+        "--threads",
+        "1",
+        "--json",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let alone: Value = serde_json::from_str(&out).unwrap();
+    let distance = alone["win_in"].as_u64().expect("an exact distance");
+    assert!(distance >= 5, "{alone}");
+    let small_jobs = ["--job-work", "50", "--split-threshold", "30"];
+    let mut args = small_jobs.to_vec();
+    args.extend(["--win-in", "exact"]);
+    let (code, json) = solve(3, MEDIUM, &args);
+    assert_eq!((code, &json["result"]), (0, &Value::from("X")), "{json}");
+    assert_eq!(json["win_in"], distance, "{json}");
+    for (plies, answer) in [(distance, "X"), (distance - 2, "not X")] {
+        let plies = plies.to_string();
+        let mut args = small_jobs.to_vec();
+        args.extend(["--max-plies", &plies]);
+        let (code, json) = solve(3, MEDIUM, &args);
+        assert_eq!(code, 0, "{json}");
+        assert_eq!(json["result"], answer, "within {plies}: {json}");
+        assert_eq!(json["max_plies"].to_string(), plies);
+    }
+}

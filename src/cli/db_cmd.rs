@@ -33,7 +33,7 @@ fn stats(args: &DbStatsArgs) -> anyhow::Result<i32> {
             .map(|(source, n)| format!("{n} {source}"))
             .collect();
         format!(
-            "facts      {} ({})\npositions  {} ({} with their value)\n\
+            "facts      {} ({}), and {} bounded\npositions  {} ({} with their value)\n\
              campaigns  {} ({} tree nodes kept; {} nodes searched in {:.1} s)\nsize       {}\n",
             stats.facts,
             if sources.is_empty() {
@@ -41,6 +41,7 @@ fn stats(args: &DbStatsArgs) -> anyhow::Result<i32> {
             } else {
                 sources.join(", ")
             },
+            stats.bounded_facts,
             stats.positions,
             stats.values,
             stats.campaigns,
@@ -116,6 +117,7 @@ fn check(args: &DbCheckArgs) -> anyhow::Result<i32> {
             engine: Engine::Dfpn,
             threads: 1,
             attacker: Some(fact.attacker),
+            max_plies: fact.within,
             time_limit: Some(args.time_limit),
             ..SolveOptions::default()
         };
@@ -129,8 +131,11 @@ fn check(args: &DbCheckArgs) -> anyhow::Result<i32> {
             _ => ("DISAGREES", &mut disagreed),
         };
         *verdict += 1;
+        let within = fact
+            .within
+            .map_or(String::new(), |plies| format!(" within {plies} plies"));
         println!(
-            "{word:<10} does {} win? {} (stored)  {}",
+            "{word:<10} does {} win{within}? {} (stored)  {}",
             fact.attacker.letter(),
             if fact.wins { "yes" } else { "no" },
             fact.position

@@ -7,10 +7,12 @@
 //! `crate::services::Solver::with_database`. The file is an ordinary SQLite database (`sqlite3`
 //! reads it), with its write-ahead log: crash-safe, one writer and many readers at once.
 
+mod bounded;
 pub mod campaign;
 mod error;
 pub mod key;
 
+pub use bounded::Bounds;
 pub use error::DbError;
 
 use crate::game::{Move, Player, Position};
@@ -22,9 +24,9 @@ use std::time::Duration;
 
 /// Marks a SQLite file as a uttt database (`PRAGMA application_id`: "uttt").
 const APPLICATION_ID: i32 = 0x7574_7474;
-/// The schema's version (`PRAGMA user_version`): 1 had the facts alone, 2 added campaigns
-/// (a version-1 file is brought up to 2 when opened).
-const SCHEMA_VERSION: i32 = 2;
+/// The schema's version (`PRAGMA user_version`): 1 had the facts alone, 2 added campaigns, 3
+/// bounded facts (an older file is brought up to 3 when opened).
+const SCHEMA_VERSION: i32 = 3;
 /// How long a writer waits for another process's transaction before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -72,7 +74,8 @@ impl Source {
     }
 }
 
-/// One answer to one binary question: whether `attacker` wins `position` with best play.
+/// One answer to one binary question: whether `attacker` wins `position` with best play, or,
+/// for a bounded fact, within `within` plies (see [`bounded`] for what each answer implies).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fact {
     /// The position (in any orientation: it is stored in its canonical one).
@@ -81,6 +84,9 @@ pub struct Fact {
     pub attacker: Player,
     /// The answer: the attacker wins (proved) or does not (disproved).
     pub wins: bool,
+    /// The question's bound: "within so many plies of `position`"; `None` for no bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<u32>,
     /// MID calls the answer took.
     pub work: u64,
     /// A best move for the side to move, when one is known.
@@ -106,10 +112,15 @@ pub struct Answer {
 /// What the database knows of a position: the answer to each question, where stored.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Known {
-    /// "Does X win?".
+    /// "Does X win?": the unbounded fact, or else a bounded win (a win within some bound is a
+    /// win; a failure within one says nothing here).
     pub x: Option<Answer>,
-    /// "Does O win?".
+    /// "Does O win?", as for `x`.
     pub o: Option<Answer>,
+    /// X's bounded facts.
+    pub x_within: Bounds,
+    /// O's bounded facts.
+    pub o_within: Bounds,
 }
 
 impl Known {
@@ -120,13 +131,41 @@ impl Known {
             Player::O => self.o,
         }
     }
+
+    /// The answer to "does `attacker` win?", or with `within`, "does `attacker` win within so
+    /// many plies?":
+    /// - unbounded: the attacker's own answer, else the opponent's win (a "no", with the
+    ///   opponent's best move);
+    /// - bounded: a bounded fact that reaches the bound, else an unbounded "no" as above,
+    ///   which is a "no" within every bound.
+    pub fn answer(&self, attacker: Player, within: Option<u32>) -> Option<Answer> {
+        if let Some(plies) = within {
+            let bounds = match attacker {
+                Player::X => self.x_within,
+                Player::O => self.o_within,
+            };
+            return bounds
+                .within(plies)
+                .or_else(|| self.answer(attacker, None).filter(|answer| !answer.wins));
+        }
+        match (self.of(attacker), self.of(attacker.opponent())) {
+            (Some(answer), _) => Some(answer),
+            (None, Some(other)) if other.wins => Some(Answer {
+                wins: false,
+                ..other
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// Counts and sizes, for `uttt db stats`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Stats {
-    /// Facts stored.
+    /// Facts stored, unbounded ones.
     pub facts: u64,
+    /// Bounded facts stored (see [`bounded`]).
+    pub bounded_facts: u64,
     /// Positions with at least one fact.
     pub positions: u64,
     /// Positions whose value is known: a win for one side, or a draw.
@@ -251,6 +290,14 @@ impl Database {
             .map_err(|e| self.query_error(e))?;
             version = 2;
         }
+        if version == 2 {
+            conn.execute_batch(&format!(
+                "BEGIN; {} PRAGMA user_version = 3; COMMIT;",
+                bounded::SCHEMA
+            ))
+            .map_err(|e| self.query_error(e))?;
+            version = 3;
+        }
         if version != SCHEMA_VERSION {
             return Err(not_ours(format!(
                 "schema version {version}, this uttt reads version {SCHEMA_VERSION}"
@@ -301,6 +348,14 @@ impl Database {
                 _ => known.o = answer,
             }
         }
+        drop(statement);
+        let [x_within, o_within] = bounded::bounds_of(self.bounded_rows(&conn, &key, pos, sym)?);
+        // A win within a bound is a win: it answers the unbounded question where nothing else
+        // does (with the least bound's best move, a move that wins).
+        known.x = known.x.or(x_within.wins_within.map(|(_, answer)| answer));
+        known.o = known.o.or(o_within.wins_within.map(|(_, answer)| answer));
+        known.x_within = x_within;
+        known.o_within = o_within;
         Ok(known)
     }
 
@@ -320,6 +375,10 @@ impl Database {
     fn store_in(&self, transaction: &Connection, facts: &[Fact]) -> Result<Stored, DbError> {
         let mut stored = Stored::default();
         for fact in facts {
+            if let Some(plies) = fact.within {
+                self.store_bounded(transaction, fact, plies, &mut stored)?;
+                continue;
+            }
             let (key, image, sym) = key::canonical(&fact.position);
             let attacker = fact.attacker.letter().to_string();
             let best_move = fact.best_move.map(|mv| mv.transform(sym).to_string());
@@ -331,12 +390,15 @@ impl Database {
                         .optional()
                 })
                 .map_err(|e| self.query_error(e))?;
+            // "No win" contradicts the opposite answer, and a win within some bound.
+            let contradicted = existing.is_some_and(|wins| wins != fact.wins)
+                || (!fact.wins && self.has_bounded_win(transaction, &key, fact.attacker)?);
+            if contradicted {
+                return Err(DbError::Contradiction {
+                    offered: Box::new(fact.clone()),
+                });
+            }
             match existing {
-                Some(wins) if wins != fact.wins => {
-                    return Err(DbError::Contradiction {
-                        offered: Box::new(fact.clone()),
-                    })
-                }
                 Some(_) => {
                     transaction
                         .prepare_cached(
@@ -382,31 +444,39 @@ impl Database {
         Ok(stored)
     }
 
-    /// Every fact, in its canonical orientation, in key order.
+    /// Every fact, in its canonical orientation, in key order (a position's unbounded facts
+    /// before its bounded ones, these by bound).
     pub fn facts(&self) -> Result<Vec<Fact>, DbError> {
         let conn = self.connection();
         let mut statement = conn
             .prepare(
-                "SELECT notation, attacker, wins, work, best_move, source, created FROM facts
-                 ORDER BY position, attacker",
+                "SELECT notation, attacker, wins, work, best_move, source, created,
+                     NULL AS plies, position FROM facts
+                 UNION ALL
+                 SELECT notation, attacker, wins, work, best_move, source, created, plies,
+                     position FROM bounded_facts
+                 ORDER BY position, attacker, plies",
             )
             .map_err(|e| self.query_error(e))?;
         let rows = statement
             .query_map([], |row| {
                 Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, bool>(2)?,
-                    row.get::<_, i64>(3)?,
+                    (
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, bool>(2)?,
+                        row.get::<_, i64>(3)?,
+                    ),
                     row.get::<_, Option<String>>(4)?,
                     row.get::<_, String>(5)?,
                     row.get::<_, i64>(6)?,
+                    row.get::<_, Option<i64>>(7)?,
                 ))
             })
             .map_err(|e| self.query_error(e))?;
         let mut facts = Vec::new();
         for row in rows {
-            let (notation, attacker, wins, work, best_move, source, created) =
+            let ((notation, attacker, wins, work), best_move, source, created, plies) =
                 row.map_err(|e| self.query_error(e))?;
             let damaged = |what: &str| DbError::NotADatabase {
                 path: self.path.clone(),
@@ -414,12 +484,9 @@ impl Database {
             };
             facts.push(Fact {
                 position: notation.parse().map_err(|_| damaged("a bad position"))?,
-                attacker: if attacker == "X" {
-                    Player::X
-                } else {
-                    Player::O
-                },
+                attacker: bounded::player_of(&attacker),
                 wins,
+                within: plies.map(|plies| plies.max(0) as u32),
                 work: work.max(0) as u64,
                 best_move: match best_move {
                     Some(text) => Some(text.parse().map_err(|_| damaged("a bad move"))?),
@@ -441,6 +508,7 @@ impl Database {
                 .map_err(|e| self.query_error(e))
         };
         let facts = count("SELECT count(*) FROM facts")?;
+        let bounded_facts = count("SELECT count(*) FROM bounded_facts")?;
         let positions = count("SELECT count(DISTINCT position) FROM facts")?;
         // A value is known where one side wins, or where neither does.
         let values = count(
@@ -470,6 +538,7 @@ impl Database {
         let bytes = std::fs::metadata(&self.path).map_or(0, |m| m.len());
         Ok(Stats {
             facts,
+            bounded_facts,
             positions,
             values,
             by_source,

@@ -47,6 +47,7 @@ pub(super) fn fact(pos: Position, attacker: Player, wins: bool, best_move: Optio
         position: pos,
         attacker,
         wins,
+        within: None,
         work: 1234,
         best_move,
         source: Source::Solve,
@@ -137,4 +138,95 @@ fn files_that_are_not_uttt_databases_are_refused() {
         Database::open_existing(&missing.0),
         Err(DbError::Missing { .. })
     ));
+}
+
+/// `fact` within `plies` plies.
+fn bounded(pos: Position, attacker: Player, plies: u32, wins: bool) -> Fact {
+    Fact {
+        within: Some(plies),
+        ..fact(pos, attacker, wins, None)
+    }
+}
+
+#[test]
+fn bounded_facts_answer_the_bounds_they_reach_and_a_win_answers_the_unbounded_question() {
+    let file = TempPath::new("bounded");
+    let db = Database::open(&file.0).unwrap();
+    let pos = position();
+    let stored = db
+        .store(&[
+            bounded(pos, Player::X, 9, true),
+            bounded(pos, Player::X, 11, true),
+            bounded(pos, Player::X, 5, false),
+        ])
+        .unwrap();
+    assert_eq!(stored, Stored { new: 3, known: 0 });
+    let known = db.lookup(&pos.transform(3)).unwrap();
+    let x = |plies| known.answer(Player::X, Some(plies)).map(|a| a.wins);
+    assert_eq!(
+        (x(3), x(5), x(7), x(9), x(40)),
+        (Some(false), Some(false), None, Some(true), Some(true))
+    );
+    // "Wins within 9" is a win, and then O wins nothing.
+    assert!(known.answer(Player::X, None).unwrap().wins);
+    assert_eq!(
+        known.answer(Player::O, Some(3)).map(|a| a.wins),
+        Some(false)
+    );
+    // "Not within 7" alone is no answer to "does O win?", nor to any larger bound.
+    let later = pos.play(pos.legal_moves().into_iter().next().unwrap());
+    db.store(&[bounded(later, Player::O, 7, false)]).unwrap();
+    let known = db.lookup(&later).unwrap();
+    assert_eq!(known.answer(Player::O, None), None);
+    assert_eq!(
+        known.answer(Player::O, Some(7)).map(|a| a.wins),
+        Some(false)
+    );
+    assert_eq!(known.answer(Player::O, Some(8)), None);
+    assert_eq!((known.o, known.x), (None, None));
+    let stats = db.stats().unwrap();
+    assert_eq!((stats.facts, stats.bounded_facts), (0, 4));
+    // Exported and read back with their bounds.
+    let mut bounds: Vec<Option<u32>> = db.facts().unwrap().iter().map(|f| f.within).collect();
+    bounds.sort();
+    assert_eq!(bounds, [Some(5), Some(7), Some(9), Some(11)]);
+}
+
+#[test]
+fn an_unbounded_no_is_a_no_within_every_bound_and_contradictions_are_refused() {
+    let file = TempPath::new("bounded-contradictions");
+    let db = Database::open(&file.0).unwrap();
+    let pos = position();
+    db.store(&[
+        fact(pos, Player::O, false, None),
+        bounded(pos, Player::X, 7, true),
+    ])
+    .unwrap();
+    let known = db.lookup(&pos).unwrap();
+    assert_eq!(
+        known.answer(Player::O, Some(60)).map(|a| a.wins),
+        Some(false)
+    );
+    // X's win within 7 makes every question of O's a "no" too.
+    assert_eq!(known.answer(Player::O, None).map(|a| a.wins), Some(false));
+    for offered in [
+        bounded(pos, Player::X, 9, false),
+        bounded(pos, Player::X, 7, false),
+        fact(pos, Player::X, false, None),
+        bounded(pos, Player::O, 3, true),
+    ] {
+        let error = db.store(std::slice::from_ref(&offered)).unwrap_err();
+        assert!(
+            matches!(error, DbError::Contradiction { .. }),
+            "{offered:?}: {error}"
+        );
+    }
+    // What agrees is stored: no win within fewer plies, a win within more.
+    let stored = db
+        .store(&[
+            bounded(pos, Player::X, 5, false),
+            bounded(pos, Player::X, 9, true),
+        ])
+        .unwrap();
+    assert_eq!(stored.new, 2);
 }

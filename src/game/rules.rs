@@ -59,6 +59,19 @@ impl Rules {
         self == Rules::CodinGame
     }
 
+    /// How far apart the plies are on which one player's win can end a game: 2 where only a
+    /// line of boards wins (a line is completed by its owner's own move, so the win falls on
+    /// that player's moves, every other ply), 1 where the count of boards can decide (the
+    /// move that closes the last board, by either player, can end the game in either's
+    /// favour).
+    pub fn win_step(self) -> u32 {
+        if self.board_count_decides() {
+            1
+        } else {
+            2
+        }
+    }
+
     /// Whether these are the common rules (which JSON output leaves unnamed).
     pub fn is_common(&self) -> bool {
         *self == Rules::Common

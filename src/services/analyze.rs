@@ -2,7 +2,7 @@
 //! three-valued solve of the position after it, all against one table and within one set of
 //! limits.
 
-use super::report::{SolveReport, SolveValue, TableReport};
+use super::report::{SolveReport, SolveValue, TableReport, Verdict};
 use super::WinInAnswer;
 use crate::game::{Move, Player, Position};
 use crate::search::options::SolveOptions;
@@ -27,6 +27,10 @@ pub struct MoveAnalysis {
     /// before the move (which counts) to the end with best play.
     #[serde(default)]
     pub win_in: WinInAnswer,
+    /// For an analysis within a bound ([`Analysis::within`]): whether the move wins within it
+    /// (the move counts); `None` when a limit left that unknown, or when no bound was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wins_within: Option<bool>,
 }
 
 /// The analysis of every legal move of a position.
@@ -43,6 +47,11 @@ pub struct Analysis {
     pub nodes: u64,
     /// Table figures at the end, traffic summed over all moves.
     pub table: TableReport,
+    /// The bound each move was asked about, if any: "does this move win within so many plies
+    /// (itself included)?" ([`MoveAnalysis::wins_within`]). A move that does is a win; one
+    /// that does not keeps an unknown value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<u32>,
 }
 
 impl Analysis {
@@ -67,11 +76,15 @@ impl Analysis {
         }
     }
 
-    /// The moves whose value a limit left unknown.
+    /// The moves a limit left unanswered: their value, or within a bound whether they win
+    /// within it.
     pub fn unknown_moves(&self) -> impl Iterator<Item = Move> + '_ {
         self.moves
             .iter()
-            .filter(|m| m.value == SolveValue::Unknown)
+            .filter(|m| match self.within {
+                Some(_) => m.wins_within.is_none(),
+                None => m.value == SolveValue::Unknown,
+            })
             .map(|m| m.mv)
     }
 }
@@ -90,8 +103,9 @@ fn rank(value: SolveValue) -> u8 {
 /// with `solve` (a [`super::Solver`]'s) against `table`. `options.time_limit` and
 /// `options.node_limit` bound
 /// the whole analysis: moves not finished within them stay `Unknown`, and so do all moves
-/// after the solver's stop flag is raised. `options.attacker` and `options.max_plies` are
-/// ignored: every move gets its full value.
+/// after the solver's stop flag is raised. `options.attacker` is ignored. Without
+/// `options.max_plies` every move gets its full value; with it, the one question whether the
+/// move wins within that many plies, itself included (so within 0 none does).
 pub(super) fn analyze(
     pos: &Position,
     options: &SolveOptions,
@@ -106,25 +120,47 @@ pub(super) fn analyze(
     for mv in pos.legal_moves() {
         // What is left of the analysis's limits bounds this move's solve.
         let per_move = SolveOptions {
-            attacker: None,
-            max_plies: None,
+            // The mover's one question after its move, with the move's ply spent.
+            attacker: options.max_plies.map(|_| mover),
+            max_plies: options.max_plies.map(|plies| plies.saturating_sub(1)),
             time_limit: options
                 .time_limit
                 .map(|t| t.saturating_sub(start.elapsed())),
             node_limit: options.node_limit.map(|n| n.saturating_sub(nodes)),
             ..options.clone()
         };
-        let report = solve(&pos.play(mv), &per_move);
-        nodes += report.nodes;
-        counters.add(&report.table.counters());
-        moves.push(MoveAnalysis {
-            mv,
-            value: report.verdict.value_for(mover),
-            best_reply: report.best_move,
-            elapsed: report.elapsed,
-            nodes: report.nodes,
-            win_in: report.win_in.one_ply_earlier(),
-        });
+        let move_analysis = if options.max_plies == Some(0) {
+            // No move wins within no plies: asked of the position after it, "within 0" would
+            // be whether the move itself won.
+            MoveAnalysis {
+                mv,
+                value: SolveValue::Unknown,
+                best_reply: None,
+                elapsed: Duration::ZERO,
+                nodes: 0,
+                win_in: WinInAnswer::NotAsked,
+                wins_within: Some(false),
+            }
+        } else {
+            let report = solve(&pos.play(mv), &per_move);
+            nodes += report.nodes;
+            counters.add(&report.table.counters());
+            MoveAnalysis {
+                mv,
+                value: report.verdict.value_for(mover),
+                best_reply: report.best_move,
+                elapsed: report.elapsed,
+                nodes: report.nodes,
+                win_in: report.win_in.one_ply_earlier(),
+                wins_within: options.max_plies.and_then(|_| match report.verdict {
+                    Verdict::Wins(winner) => Some(winner == mover),
+                    // A draw answers a bounded question only where the move ended the game.
+                    Verdict::DoesNotWin(_) | Verdict::Draw => Some(false),
+                    Verdict::Unknown => None,
+                }),
+            }
+        };
+        moves.push(move_analysis);
     }
     moves.sort_by_key(|m| (rank(m.value), m.mv));
     Analysis {
@@ -133,5 +169,6 @@ pub(super) fn analyze(
         elapsed: start.elapsed(),
         nodes,
         table: TableReport::of(table, &counters),
+        within: options.max_plies,
     }
 }

@@ -11,6 +11,7 @@ use crate::game::{Move, Player, Position};
 use crate::search::numbers::Numbers;
 use crate::search::options::SolveOptions;
 use crate::search::pn_dfpn::{TreeChange, TreeKeeper};
+use crate::search::Question as SearchQuestion;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -33,7 +34,7 @@ impl StorePolicy {
 /// answers them and knows a best move; `None` otherwise (then the position is searched).
 ///
 /// For "does A win?" alone: A's stored answer, or the other player's stored win (then A does
-/// not win). For the value: the side to move's win, else the other player's win, else both
+/// not win); within a bound, as [`Known::answer`] says. For the value: the side to move's win, else the other player's win, else both
 /// answers "no" (a draw). The best move is the one stored with the deciding answer (see
 /// [`facts_of`]).
 pub fn verdict_from(
@@ -42,12 +43,15 @@ pub fn verdict_from(
     known: &Known,
 ) -> Option<(Verdict, Move)> {
     let side = pos.side_to_move();
-    let (verdict, deciding) = match options.attacker {
-        Some(attacker) => match (known.of(attacker), known.of(attacker.opponent())) {
-            (Some(answer), _) if answer.wins => (Verdict::Wins(attacker), answer),
-            (Some(answer), _) => (Verdict::DoesNotWin(attacker), answer),
-            (None, Some(other)) if other.wins => (Verdict::DoesNotWin(attacker), other),
-            _ => return None,
+    // A bounded question is the one question of its attacker, the side to move by default.
+    let single = options
+        .attacker
+        .or(options.max_plies.map(|_| side))
+        .map(|attacker| (attacker, known.answer(attacker, options.max_plies)));
+    let (verdict, deciding) = match single {
+        Some((attacker, answer)) => match answer? {
+            answer if answer.wins => (Verdict::Wins(attacker), answer),
+            answer => (Verdict::DoesNotWin(attacker), answer),
         },
         None => match (known.of(side), known.of(side.opponent())) {
             (Some(own), _) if own.wins => (Verdict::Wins(side), own),
@@ -78,6 +82,7 @@ pub fn facts_of(report: &SolveReport, policy: StorePolicy) -> Vec<Fact> {
             position: report.position,
             attacker: s.attacker,
             wins: s.outcome == BinaryOutcome::Proved,
+            within: report.max_plies,
             work: s.nodes,
             best_move: if Some(s.attacker) == deciding {
                 report.best_move
@@ -105,7 +110,8 @@ const COMMIT_INTERVAL: Duration = Duration::from_millis(250);
 pub(super) struct DatabaseKeeper<'a> {
     database: &'a Database,
     policy: StorePolicy,
-    attacker: Player,
+    /// The search's question: its leaves' facts are answers to it, bounded where it is.
+    asked: SearchQuestion,
     campaign: Option<CampaignKeeping>,
     /// What it did, for the solve's report; its error ends the search.
     pub(super) outcome: DatabaseReport,
@@ -135,16 +141,16 @@ struct CampaignKeeping {
 }
 
 impl<'a> DatabaseKeeper<'a> {
-    /// A keeper of leaves only: the tree is not kept.
+    /// A keeper of leaves only, for a search of `asked` (bounded or not): the tree is not kept.
     pub(super) fn leaves(
         database: &'a Database,
         policy: StorePolicy,
-        attacker: Player,
+        asked: SearchQuestion,
     ) -> DatabaseKeeper<'a> {
         DatabaseKeeper {
             database,
             policy,
-            attacker,
+            asked,
             campaign: None,
             outcome: DatabaseReport::default(),
         }
@@ -181,7 +187,7 @@ impl<'a> DatabaseKeeper<'a> {
                 totals,
                 last_sample: f64::NEG_INFINITY,
             }),
-            ..DatabaseKeeper::leaves(database, policy, attacker)
+            ..DatabaseKeeper::leaves(database, policy, SearchQuestion::wins(attacker))
         })
     }
 
@@ -233,8 +239,9 @@ impl<'a> DatabaseKeeper<'a> {
             let side_reaches_goal = root.phi == 0;
             keeping.pending_facts.push(Fact {
                 position: keeping.root,
-                attacker: self.attacker,
-                wins: side_reaches_goal == (keeping.root.side_to_move() == self.attacker),
+                attacker: self.asked.attacker,
+                wins: side_reaches_goal == (keeping.root.side_to_move() == self.asked.attacker),
+                within: None,
                 work: total_nodes,
                 best_move: None,
                 source: self.policy.source,
@@ -304,15 +311,11 @@ impl TreeKeeper for DatabaseKeeper<'_> {
                 return None;
             }
         };
-        // The attacker's own answer, or the other player's win (then the attacker does not).
-        let attacker_wins = match (known.of(self.attacker), known.of(self.attacker.opponent())) {
-            (Some(answer), _) => answer.wins,
-            (None, Some(other)) if other.wins => false,
-            _ => return None,
-        };
+        let attacker = self.asked.attacker;
+        let attacker_wins = known.answer(attacker, self.asked.plies_left(leaf))?.wins;
         self.outcome.leaves += 1;
         // Numbers are for the side to move, whose goal is the attacker's win or its failure.
-        let side_reaches_goal = attacker_wins == (leaf.side_to_move() == self.attacker);
+        let side_reaches_goal = attacker_wins == (leaf.side_to_move() == attacker);
         Some(if side_reaches_goal {
             Numbers::PROVED
         } else {
@@ -329,8 +332,10 @@ impl TreeKeeper for DatabaseKeeper<'_> {
             .filter(|leaf| leaf.work >= self.policy.min_work)
             .map(|leaf| Fact {
                 position: leaf.position,
-                attacker: self.attacker,
-                wins: (leaf.numbers.phi == 0) == (leaf.position.side_to_move() == self.attacker),
+                attacker: self.asked.attacker,
+                wins: (leaf.numbers.phi == 0)
+                    == (leaf.position.side_to_move() == self.asked.attacker),
+                within: self.asked.plies_left(&leaf.position),
                 work: leaf.work,
                 best_move: leaf.best_move,
                 source: self.policy.source,

@@ -202,13 +202,9 @@ pub struct SolveArgs {
     #[arg(long, value_enum)]
     pub attacker: Option<PlayerArg>,
     /// Ask only "does the attacker win within N plies?" (the side to move unless --attacker
-    /// names the attacker): a depth-bounded search (0 to 81 plies), without the database.
-    #[arg(
-        long,
-        value_name = "N",
-        value_parser = clap::value_parser!(u32).range(0..=81),
-        conflicts_with_all = ["file", "db"]
-    )]
+    /// names the attacker): a depth-bounded search (0 to 81 plies), of every position with
+    /// --file. With --db its answer is stored as a bounded fact, and bounded facts answer it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=81))]
     pub max_plies: Option<u32>,
     /// How soon a win comes: the plies to the end of the game with best play (the winner
     /// quickest, the loser slowest), exact or the range proved with a fifth more nodes.
@@ -278,6 +274,11 @@ pub struct AnalyzeArgs {
     /// move, which counts): exact, or the range proved with a fifth more nodes.
     #[arg(long, value_enum, value_name = "HOW", default_value = "off")]
     pub win_in: WinInArg,
+    /// Ask of each move only "does it win within N plies?" (the move counts): a depth-bounded
+    /// search of the position after it (0 to 81 plies).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=81),
+          conflicts_with = "win_in")]
+    pub max_plies: Option<u32>,
     /// How to search (the limits apply to the whole analysis).
     #[command(flatten)]
     pub search: SearchArgs,

@@ -18,7 +18,8 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     if pos.is_over() {
         anyhow::bail!("the game is over in this position ({pos}): there are no moves to analyse");
     }
-    let options = search_options(&args.search, None)?;
+    let mut options = search_options(&args.search, None)?;
+    options.max_plies = args.max_plies;
     let mut table = open_table(&args.search)?;
     let database = open_database(&args.search)?;
     let analysis = with_live_line(progress_mode(&args.search), &table, |live| {

@@ -145,13 +145,25 @@ fn matches(expected: Verdict, verdict: Verdict) -> bool {
     expected == verdict
 }
 
-/// Whether `verdict` contradicts `expected`: an answer that cannot be true if `expected` is.
-/// An unknown contradicts nothing, and "not X" contradicts only "X wins".
-fn contradicts(expected: Verdict, verdict: Verdict) -> bool {
-    match verdict {
+/// Whether `report`'s verdict contradicts `expected`: an answer that cannot be true if
+/// `expected` is. An unknown contradicts nothing, "not X" contradicts only "X wins", and "not X
+/// within N plies" nothing at all (X may win later); "X wins within N" is a win.
+fn contradicts(expected: Verdict, report: &SolveReport) -> bool {
+    match report.verdict {
         Verdict::Unknown => false,
+        Verdict::DoesNotWin(_) if report.max_plies.is_some() => false,
         Verdict::DoesNotWin(player) => expected == Verdict::Wins(player),
         answer => answer != expected,
+    }
+}
+
+/// The result column of a text line: the verdict, with its bound where it has one (`X ≤15`).
+fn result_label(report: &SolveReport) -> String {
+    match (report.verdict, report.max_plies) {
+        (Verdict::Wins(_) | Verdict::DoesNotWin(_), Some(plies)) => {
+            format!("{} ≤{plies}", verdict_label(report.verdict))
+        }
+        (verdict, _) => verdict_label(verdict),
     }
 }
 
@@ -160,6 +172,7 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     let stop = interrupt::stop_flag();
     let entries = read_entries(path, args.rule_set.rules)?;
     let mut options = search_options(&args.search, args.attacker)?;
+    options.max_plies = args.max_plies;
     let mut table = open_table(&args.search)?;
     let database = open_database(&args.search)?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -357,7 +370,7 @@ fn emit(out: &mut impl Write, line: usize, outcome: &Outcome, as_json: bool) -> 
             };
             let check = match expected {
                 Some(e) if matches(*e, report.verdict) => "ok".to_string(),
-                Some(e) if contradicts(*e, report.verdict) => {
+                Some(e) if contradicts(*e, report) => {
                     format!("MISMATCH (expected {})", verdict_label(*e))
                 }
                 Some(e) => format!("(expected {})", verdict_label(*e)),
@@ -366,7 +379,7 @@ fn emit(out: &mut impl Write, line: usize, outcome: &Outcome, as_json: bool) -> 
             writeln!(
                 out,
                 "{line:>6}  {:<8} {:<5} {:>9.3} s {:>12} nodes  {check}{certified}",
-                verdict_label(report.verdict),
+                result_label(report),
                 move_text(report.best_move),
                 report.elapsed.as_secs_f64(),
                 report.nodes,
@@ -408,7 +421,7 @@ impl Summary {
                 } else {
                     self.unknown += 1;
                 }
-                if expected.is_some_and(|e| contradicts(e, report.verdict)) {
+                if expected.is_some_and(|e| contradicts(e, report)) {
                     self.mismatches += 1;
                 }
             }

@@ -32,13 +32,6 @@ struct MpiJson<'a> {
 
 /// Runs this process's part of an MPI solve; returns its exit code.
 pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
-    if args.max_plies.is_some() {
-        anyhow::bail!("--max-plies does not run over MPI: leave out --mpi");
-    }
-    if args.win_in != crate::cli::args::WinInArg::Off {
-        // Its bounded questions would go to the worker ranks, which answer unbounded ones.
-        anyhow::bail!("--win-in does not run over MPI: leave out --mpi");
-    }
     let stop = interrupt::stop_flag();
     let ran = with_mpi_ranks(
         &args.search,
@@ -49,10 +42,18 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
             // Rank 0 alone reads and writes the database: the worker ranks only search the
             // jobs it sends them, so they need no access to the file.
             let database = open_database(&args.search)?;
-            let solver = Solver::new(options, table)
+            // A bounded question's jobs carry its bound to the worker ranks (see `Job`).
+            let options = SolveOptions {
+                max_plies: args.max_plies,
+                ..options.clone()
+            };
+            let solver = Solver::new(&options, table)
                 .stopped_by(stop)
                 .jobs_on(workers);
-            Ok(use_database(solver, database.as_ref(), &args.search, Source::Solve).solve(&pos))
+            Ok(
+                use_database(solver, database.as_ref(), &args.search, Source::Solve)
+                    .solve_win_in(&pos, args.win_in.mode()),
+            )
         },
     )?;
     let Some((mut report, ranks)) = ran else {

@@ -227,14 +227,24 @@ fn value_mark(value: SolveValue) -> Mark {
 /// when `colour`), then the table of moves.
 pub fn analysis_text(analysis: &Analysis, colour: bool) -> String {
     let mover = analysis.to_move();
-    let legend = format!("W/D/L: the move wins, draws, loses for {mover}; ? unknown.");
+    let legend = match analysis.within {
+        None => format!("W/D/L: the move wins, draws, loses for {mover}; ? unknown."),
+        Some(plies) => {
+            format!("W: the move wins within {plies} plies for {mover}; - not; ? unknown.")
+        }
+    };
     let mut out = render_board(&analysis.position, colour, &legend, |mv| {
-        let value = analysis
-            .moves
-            .iter()
-            .find(|m| m.mv == mv)
-            .map_or(SolveValue::Unknown, |m| m.value);
-        value_mark(value)
+        let found = analysis.moves.iter().find(|m| m.mv == mv);
+        let value = found.map_or(SolveValue::Unknown, |m| m.value);
+        match found.and_then(|m| m.wins_within) {
+            // A move that does not win within the bound: its value is unknown, but it is
+            // answered.
+            Some(false) => Mark {
+                symbol: '-',
+                ansi: "2",
+            },
+            _ => value_mark(value),
+        }
     });
     out.push('\n');
     let _ = writeln!(out, "position   {}", analysis.position);
@@ -249,10 +259,14 @@ pub fn analysis_text(analysis: &Analysis, colour: bool) -> String {
         .moves
         .iter()
         .any(|m| m.win_in != WinInAnswer::NotAsked);
+    let within_column = analysis
+        .within
+        .map(|plies| format!("{:<10}", format!("within {plies}")));
     let _ = writeln!(
         out,
-        "move  value    {}reply       time        nodes",
-        if asked { "in      " } else { "" }
+        "move  value    {}{}reply       time        nodes",
+        if asked { "in      " } else { "" },
+        within_column.as_deref().unwrap_or("")
     );
     for m in &analysis.moves {
         let distance = match m.win_in {
@@ -261,9 +275,15 @@ pub fn analysis_text(analysis: &Analysis, colour: bool) -> String {
             WinInAnswer::NoWin => format!("{:<8}", "-"),
             WinInAnswer::NotAsked => String::new(),
         };
+        let within = match (analysis.within, m.wins_within) {
+            (None, _) => String::new(),
+            (Some(_), Some(true)) => format!("{:<10}", "yes"),
+            (Some(_), Some(false)) => format!("{:<10}", "no"),
+            (Some(_), None) => format!("{:<10}", "?"),
+        };
         let _ = writeln!(
             out,
-            "{:<5} {:<8} {distance}{:<5} {:>9.3} s {:>12}",
+            "{:<5} {:<8} {distance}{within}{:<5} {:>9.3} s {:>12}",
             m.mv.to_string(),
             value_word(m.value),
             move_text(m.best_reply),
@@ -316,6 +336,7 @@ mod tests {
                 elapsed: Duration::ZERO,
                 nodes: 0,
                 win_in: WinInAnswer::NotAsked,
+                wins_within: None,
             })
             .collect();
         Analysis {
@@ -324,6 +345,7 @@ mod tests {
             elapsed: Duration::ZERO,
             nodes: 0,
             table: TableReport::default(),
+            within: None,
         }
     }
 

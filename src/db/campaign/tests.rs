@@ -240,7 +240,7 @@ fn a_version_1_database_gains_campaigns_and_keeps_its_facts() {
         .unwrap()
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3, "brought up to campaigns, then to bounded facts");
     let db = Database::open_existing(&file.0).unwrap();
     assert!(db.lookup(&pos).unwrap().o.unwrap().wins);
 }

@@ -158,6 +158,10 @@ struct MoveJson {
     /// How soon the game ends after the move, when asked (`--win-in`).
     #[serde(skip_serializing_if = "Option::is_none")]
     win_in: Option<Option<WinInJson>>,
+    /// Within the analysis's bound (`--max-plies`): whether the move wins within it, `null`
+    /// when unknown; absent without a bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wins_within: Option<Option<bool>>,
     time_ms: u64,
     nodes: u64,
 }
@@ -170,6 +174,8 @@ pub struct AnalysisJson<'a> {
     rules: Rules,
     to_move: Player,
     value: SolveValue,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_plies: Option<u32>,
     moves: Vec<MoveJson>,
     unknown_moves: Vec<Move>,
     engine: &'static str,
@@ -187,6 +193,7 @@ impl<'a> AnalysisJson<'a> {
             rules: analysis.position.rules(),
             to_move: analysis.to_move(),
             value: analysis.value(),
+            max_plies: analysis.within,
             moves: analysis
                 .moves
                 .iter()
@@ -195,6 +202,7 @@ impl<'a> AnalysisJson<'a> {
                     value: m.value,
                     best_reply: m.best_reply,
                     win_in: WinInJson::of(m.win_in),
+                    wins_within: analysis.within.map(|_| m.wins_within),
                     time_ms: millis(m.elapsed),
                     nodes: m.nodes,
                 })

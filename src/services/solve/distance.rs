@@ -101,14 +101,10 @@ pub struct Distance {
     pub elapsed: Duration,
 }
 
-/// How far apart the plies are on which `pos`'s game can end in a win: 2 where only a line of
-/// boards wins (on the winner's moves), 1 where the count of boards can decide.
+/// How far apart the plies are on which `pos`'s game can end in one player's win (see
+/// [`crate::game::Rules::win_step`]).
 fn win_step(pos: &Position) -> u32 {
-    if pos.rules().board_count_decides() {
-        1
-    } else {
-        2
-    }
+    pos.rules().win_step()
 }
 
 /// The least number of plies in which `winner` can win `pos`: 0 once the game is over, else

@@ -182,11 +182,10 @@ impl<'a> Solver<'a> {
     /// Solves `pos` with `options` in place of this solver's: from the database when it
     /// knows the answer, else by searching (and then the database learns the answer). A
     /// campaign solves the canonical image of `pos`, where its trees are kept. A question
-    /// bounded by [`SolveOptions::max_plies`] is searched without the database, whose facts
-    /// answer the unbounded questions only.
+    /// bounded by [`SolveOptions::max_plies`] is answered from and stored as bounded facts
+    /// (see [`crate::db::Bounds`]).
     fn solve_with(&mut self, pos: &Position, options: &SolveOptions) -> SolveReport {
-        let database = self.database.filter(|_| options.max_plies.is_none());
-        let Some((database, policy)) = database else {
+        let Some((database, policy)) = self.database else {
             return self.search(pos, options, None);
         };
         if !self.campaign {

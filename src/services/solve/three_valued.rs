@@ -172,7 +172,7 @@ impl ThreeValued<'_> {
                         database,
                         policy,
                         campaign: None,
-                    }) => Some(DatabaseKeeper::leaves(database, policy, attacker)),
+                    }) => Some(DatabaseKeeper::leaves(database, policy, question)),
                     Some(Keeping {
                         database,
                         policy,
