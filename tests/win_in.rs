@@ -242,3 +242,55 @@ fn a_review_gives_each_won_positions_distance_and_flags_slower_wins() {
     }
     assert!(checked >= 10, "only {checked} won positions");
 }
+
+/// `--win-in exact --verify` writes both halves of each distance into the certificate, and
+/// `uttt verify` states the distance from them, under every rule set.
+#[test]
+fn a_certificate_carries_both_halves_of_the_distance_and_verify_states_it() {
+    for (index, rules) in RULE_SETS.into_iter().enumerate() {
+        let dir = common::temp_dir(&format!("distance-cert-{index}"));
+        let mut stated = 0;
+        for (i, notation) in playout_positions_under(rules.0, 48, 40, 960 + index as u64)
+            .iter()
+            .enumerate()
+        {
+            let Some(distance) = oracle_win_distance(notation, rules.1).filter(|&d| d >= 3) else {
+                continue;
+            };
+            let cert = dir.join(format!("p{i}.cert"));
+            let cert = cert.to_str().unwrap();
+            let rules_name = rules.1.name();
+            let (code, out, err) = common::run_uttt(&[
+                "solve",
+                notation,
+                "--rules",
+                rules_name,
+                "--win-in",
+                "exact",
+                "--certificate",
+                cert,
+                "--verify",
+                "--json",
+                "--quiet",
+            ]);
+            assert_eq!(code, 0, "{err}");
+            let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(json["win_in"], distance, "{notation}");
+            assert_eq!(json["certificate"]["certified"], true, "{json}");
+            let (code, out, err) = common::run_uttt(&["verify", cert, "--json"]);
+            assert_eq!(code, 0, "{err}");
+            let check: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let winner = json["result"].as_str().unwrap();
+            let statement = format!("{winner} wins in exactly {distance} plies in ");
+            let proves = check["proves"].as_array().unwrap();
+            assert!(
+                proves
+                    .iter()
+                    .any(|p| p.as_str().unwrap().starts_with(&statement)),
+                "{notation} ({rules_name}): {statement}: {proves:?}"
+            );
+            stated += 1;
+        }
+        assert!(stated >= 3, "{}: {stated} distances stated", rules.1.name());
+    }
+}

@@ -21,6 +21,9 @@ pub enum Statement {
     WinsWithin(Player, u8),
     /// This player does not win within so many plies (a bounded `holds` block of the other).
     DoesNotWinWithin(Player, u8),
+    /// This player wins in exactly so many plies with best play: a win within them, and none
+    /// within fewer (see [`distance_of`]).
+    WinsIn(Player, u8),
 }
 
 impl fmt::Display for Statement {
@@ -43,6 +46,14 @@ impl fmt::Display for Statement {
                 player.letter(),
                 plies_words((*plies).into())
             ),
+            Statement::WinsIn(player, plies) => {
+                write!(
+                    f,
+                    "{} wins in exactly {}",
+                    player.letter(),
+                    plies_words((*plies).into())
+                )
+            }
         }
     }
 }
@@ -189,7 +200,15 @@ impl FileCheck {
                         }
                     })
                 });
-            for statement in unbounded.into_iter().chain(bounded) {
+            let bounded: Vec<Statement> = bounded.collect();
+            let distances = [Player::X, Player::O]
+                .into_iter()
+                .filter_map(|player| distance_of(&pos, player, &bounded));
+            for statement in unbounded
+                .into_iter()
+                .chain(bounded.clone())
+                .chain(distances)
+            {
                 let new = Proven {
                     position: pos,
                     statement,
@@ -201,6 +220,45 @@ impl FileCheck {
         }
         proven
     }
+}
+
+/// The distance of `player`'s win of `pos` that the bounded `statements` about `pos` prove
+/// together, if they prove one: the least bound within which it wins (`n`), and the largest
+/// within which it does not (`m`, 0 for a game not over: nobody wins within no plies). Its win
+/// then falls on a ply after `m` and at most `n`. Where only a line of boards wins, a win falls
+/// on the winner's own moves only (its owner completes a line), so every other ply; the first
+/// such ply after `m` is the distance when it is also the last such ply up to `n`. Where the count of boards can decide, any ply can end the
+/// game, and only `n = m + 1` pins it.
+pub fn distance_of(pos: &Position, player: Player, statements: &[Statement]) -> Option<Statement> {
+    if pos.is_over() {
+        return None;
+    }
+    let within = statements
+        .iter()
+        .filter_map(|s| match *s {
+            Statement::WinsWithin(p, plies) if p == player => Some(u32::from(plies)),
+            _ => None,
+        })
+        .min()?;
+    let not_within = statements
+        .iter()
+        .filter_map(|s| match *s {
+            Statement::DoesNotWinWithin(p, plies) if p == player => Some(u32::from(plies)),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let first = not_within + 1;
+    let pinned = if pos.rules().win_step() == 1 {
+        (first == within).then_some(first)
+    } else {
+        // The player's own moves fall on odd plies when it is to move, else on even ones.
+        let wanted = u32::from(pos.side_to_move() == player);
+        let earliest = first + u32::from(first % 2 != wanted);
+        let latest = within - u32::from(within % 2 != wanted);
+        (earliest == latest).then_some(earliest)
+    };
+    pinned.map(|plies| Statement::WinsIn(player, plies as u8))
 }
 
 /// Reads and checks the certificate at `path`; an error when it cannot be read or parsed.
@@ -278,5 +336,50 @@ impl fmt::Display for FileCheck {
             writeln!(out, "proves   {statement}")?;
         }
         writeln!(out, "time     {:.3} s", self.elapsed.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rules;
+
+    #[test]
+    fn a_distance_is_stated_only_where_the_bounds_pin_the_winners_ply() {
+        let common: Position = "ee".parse().unwrap(); // O to move
+        let codingame = Position::start_under(Rules::CodinGame).play("ee".parse().unwrap());
+        let distance = |pos: &Position, facts: &[Statement]| distance_of(pos, Player::O, facts);
+        let (within, not_within) = (Statement::WinsWithin, Statement::DoesNotWinWithin);
+        // O moves on odd plies: not within 17 and within 19 (or 20) pin 19.
+        let o = Player::O;
+        assert_eq!(
+            distance(&common, &[within(o, 19), not_within(o, 17)]),
+            Some(Statement::WinsIn(o, 19))
+        );
+        assert_eq!(
+            distance(&common, &[within(o, 20), not_within(o, 18)]),
+            Some(Statement::WinsIn(o, 19))
+        );
+        // 17 to 21 leaves 19 and 21 open; X's facts say nothing of O's.
+        assert_eq!(distance(&common, &[within(o, 21), not_within(o, 17)]), None);
+        assert_eq!(
+            distance(&common, &[within(o, 19), not_within(Player::X, 17)]),
+            None
+        );
+        // Without a lower bound only the first of O's plies is pinned.
+        assert_eq!(
+            distance(&common, &[within(o, 1)]),
+            Some(Statement::WinsIn(o, 1))
+        );
+        assert_eq!(distance(&common, &[within(o, 3)]), None);
+        // Where the count of boards decides, every ply can end the game.
+        assert_eq!(
+            distance(&codingame, &[within(o, 19), not_within(o, 17)]),
+            None
+        );
+        assert_eq!(
+            distance(&codingame, &[within(o, 19), not_within(o, 18)]),
+            Some(Statement::WinsIn(o, 19))
+        );
     }
 }

@@ -4,7 +4,7 @@
 use super::{certify, Certificate, CertifyError};
 use crate::certificate::{check_file, write_block, CheckFileError};
 use crate::game::Position;
-use crate::services::SolveReport;
+use crate::services::{SolveReport, Verdict, WinIn, WinInAnswer};
 use crate::table::Table;
 use serde::Serialize;
 use std::fmt;
@@ -100,7 +100,11 @@ impl std::error::Error for CertificateFileError {
 /// error found while writing, or a certificate that does not verify, is reported
 /// (`certified: false`, with the `problem`): it is a bug, which the caller makes loud.
 /// `name` goes into the name of the temporary file used when `request` names none. The answer
-/// of a question with a ply bound ([`SolveReport::max_plies`]) gets bounded claims.
+/// of a question with a ply bound ([`SolveReport::max_plies`]) gets bounded claims. A win
+/// whose exact distance the report gives (`--win-in`) gets both halves of it too: "wins within
+/// N" and "does not win within N − s", s being the plies between the winner's chances (see
+/// [`crate::game::Rules::win_step`]; the bound the distance search disproved last), from which
+/// the verifier states the distance.
 pub fn write_and_check(
     report: &SolveReport,
     table: &Table,
@@ -112,16 +116,33 @@ pub fn write_and_check(
     if !report.verdict.is_answered() {
         return Ok(None);
     }
-    write_and_check_with(&report.position, request, name, || {
-        certify(
-            &report.position,
-            report.verdict,
-            report.max_plies,
-            table,
-            epsilon,
-            stop,
-        )
+    let pos = &report.position;
+    write_and_check_with(pos, request, name, || {
+        let mut certificate = certify(pos, report.verdict, report.max_plies, table, epsilon, stop)?;
+        for (verdict, plies) in distance_halves(report) {
+            let half = certify(pos, verdict, Some(plies), table, epsilon, stop)?;
+            certificate.blocks.extend(half.blocks);
+            certificate.research_nodes += half.research_nodes;
+        }
+        Ok(certificate)
     })
+}
+
+/// The bounded answers that prove `report`'s exact distance, if it gives one: the win within
+/// it, and where a lower bound says more than the game not being over, no win within the
+/// bound below it that the winner could have won by.
+fn distance_halves(report: &SolveReport) -> Vec<(Verdict, u32)> {
+    let (Verdict::Wins(winner), WinInAnswer::Win(WinIn::Exact(plies)), None) =
+        (report.verdict, report.win_in, report.max_plies)
+    else {
+        return Vec::new();
+    };
+    let mut halves = vec![(Verdict::Wins(winner), plies)];
+    match plies.checked_sub(report.position.rules().win_step()) {
+        Some(below) if below > 0 => halves.push((Verdict::DoesNotWin(winner), below)),
+        _ => {}
+    }
+    halves
 }
 
 /// [`write_and_check`] of the certificate of an answer at `position` that `make` writes.
