@@ -22,7 +22,7 @@ pub enum Statement {
     /// This player does not win within so many plies (a bounded `holds` block of the other).
     DoesNotWinWithin(Player, u8),
     /// This player wins in exactly so many plies with best play: a win within them, and none
-    /// within fewer (see [`distance_of`]).
+    /// within fewer (see `distance_of`).
     WinsIn(Player, u8),
 }
 

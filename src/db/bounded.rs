@@ -29,7 +29,9 @@ pub(super) const SCHEMA: &str = "
     ) WITHOUT ROWID;";
 
 /// What the database knows of one attacker's bounded questions at a position: the tightest
-/// fact each way, which answers every bound it reaches.
+/// fact each way, which answers every bound it reaches. "Wins within N" is a win within every
+/// larger bound, and a win outright; "does not win within N" is a failure within every smaller
+/// bound, and nothing more (the win may come later).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Bounds {
     /// The least N with "the attacker wins within N plies" stored, and that answer.

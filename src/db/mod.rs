@@ -11,9 +11,11 @@ mod bounded;
 pub mod campaign;
 mod error;
 pub mod key;
+mod stats;
 
 pub use bounded::Bounds;
 pub use error::DbError;
+pub use stats::Stats;
 
 use crate::game::{Move, Player, Position};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -75,7 +77,7 @@ impl Source {
 }
 
 /// One answer to one binary question: whether `attacker` wins `position` with best play, or,
-/// for a bounded fact, within `within` plies (see [`bounded`] for what each answer implies).
+/// for a bounded fact, within `within` plies (see [`Bounds`] for what each answer implies).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fact {
     /// The position (in any orientation: it is stored in its canonical one).
@@ -157,31 +159,6 @@ impl Known {
             _ => None,
         }
     }
-}
-
-/// Counts and sizes, for `uttt db stats`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Stats {
-    /// Facts stored, unbounded ones.
-    pub facts: u64,
-    /// Bounded facts stored (see [`bounded`]).
-    pub bounded_facts: u64,
-    /// Positions with at least one fact.
-    pub positions: u64,
-    /// Positions whose value is known: a win for one side, or a draw.
-    pub values: u64,
-    /// Facts by source.
-    pub by_source: Vec<(String, u64)>,
-    /// Campaigns kept (see [`campaign`]).
-    pub campaigns: u64,
-    /// Nodes of their kept trees, over every campaign and question.
-    pub campaign_tree_nodes: u64,
-    /// MID calls their runs searched, over every campaign and question.
-    pub campaign_nodes_searched: u64,
-    /// Seconds their runs searched, over every campaign and question.
-    pub campaign_seconds: f64,
-    /// The file's size in bytes (without its write-ahead log).
-    pub bytes: u64,
 }
 
 /// How a store went.
@@ -497,57 +474,6 @@ impl Database {
             });
         }
         Ok(facts)
-    }
-
-    /// Counts and sizes.
-    pub fn stats(&self) -> Result<Stats, DbError> {
-        let conn = self.connection();
-        let count = |sql: &str| -> Result<u64, DbError> {
-            conn.query_row(sql, [], |row| row.get::<_, i64>(0))
-                .map(|n| n.max(0) as u64)
-                .map_err(|e| self.query_error(e))
-        };
-        let facts = count("SELECT count(*) FROM facts")?;
-        let bounded_facts = count("SELECT count(*) FROM bounded_facts")?;
-        let positions = count("SELECT count(DISTINCT position) FROM facts")?;
-        // A value is known where one side wins, or where neither does.
-        let values = count(
-            "SELECT count(*) FROM (SELECT position FROM facts GROUP BY position
-                 HAVING max(wins) = 1 OR count(*) = 2)",
-        )?;
-        let mut statement = conn
-            .prepare("SELECT source, count(*) FROM facts GROUP BY source ORDER BY source")
-            .map_err(|e| self.query_error(e))?;
-        let by_source = statement
-            .query_map([], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, i64>(1)?.max(0) as u64,
-                ))
-            })
-            .map_err(|e| self.query_error(e))?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| self.query_error(e))?;
-        let (campaign_nodes_searched, campaign_seconds) = conn
-            .query_row(
-                "SELECT coalesce(sum(nodes), 0), coalesce(sum(seconds), 0.0) FROM campaign_totals",
-                [],
-                |row| Ok((row.get::<_, i64>(0)?.max(0) as u64, row.get::<_, f64>(1)?)),
-            )
-            .map_err(|e| self.query_error(e))?;
-        let bytes = std::fs::metadata(&self.path).map_or(0, |m| m.len());
-        Ok(Stats {
-            facts,
-            bounded_facts,
-            positions,
-            values,
-            by_source,
-            campaigns: count("SELECT count(*) FROM campaigns")?,
-            campaign_tree_nodes: count("SELECT count(*) FROM campaign_nodes")?,
-            campaign_nodes_searched,
-            campaign_seconds,
-            bytes,
-        })
     }
 }
 
