@@ -321,4 +321,31 @@ fn how_soon_a_win_comes_is_the_command_lines() {
     // Without the parameter, no win_in.
     let plain = served.json(&format!("/api/solve?position={}", escaped(X_WINS)));
     assert!(plain.get("win_in").is_none());
+    // A review's won positions: where both know the exact distance, it is the same.
+    let api = served.json(&format!(
+        "/api/review?game={}&time_limit=6&win_in=exact",
+        escaped(GAME)
+    ));
+    let cli = json_lines(&[
+        "review",
+        GAME,
+        "--win-in",
+        "exact",
+        "--json",
+        "--quiet",
+        "--time-limit",
+        "2s",
+    ]);
+    let mut compared = 0;
+    for (a, c) in api.as_array().unwrap().iter().zip(&cli) {
+        if a["reviewed"] == true && c["reviewed"] == true {
+            assert!(a.get("slower_win").is_some() && c.get("slower_win").is_some());
+        }
+        if a["win_in"].is_u64() && c["win_in"].is_u64() {
+            assert_eq!(a["win_in"], c["win_in"], "ply {}", a["ply"]);
+            assert_eq!(a["slower_win"], c["slower_win"], "ply {}", a["ply"]);
+            compared += 1;
+        }
+    }
+    assert!(compared >= 3, "only {compared} distances known to both");
 }

@@ -11,7 +11,9 @@ use crate::game::{Move, Outcome, Player, Position, Rules};
 use crate::search::options::tighter;
 use crate::search::{LiveStats, SolveOptions};
 use crate::services::json::review_lines;
-use crate::services::review::{review, ReviewEvent, ReviewLimits, DEFAULT_UNKNOWNS_IN_A_ROW};
+use crate::services::review::{
+    review_win_in, ReviewEvent, ReviewLimits, DEFAULT_UNKNOWNS_IN_A_ROW,
+};
 use crate::services::{
     certify, verdict_label, AnalysisJson, NotationsJson, SolveJson, Solver, StorePolicy, VerifyJson,
 };
@@ -177,20 +179,26 @@ impl Searches<'_> {
                 let threads = options.worker_threads();
                 json(&AnalysisJson::of(&analysis, options.engine.name(), threads))
             }
-            Request::Review { rules, moves, .. } => {
+            Request::Review {
+                rules,
+                moves,
+                win_in,
+                ..
+            } => {
                 let limits = ReviewLimits {
                     unknowns_in_a_row: Some(DEFAULT_UNKNOWNS_IN_A_ROW),
                 };
                 let mut solver = self.solver(&options, stop, progress);
                 let start = Position::start_under(*rules);
-                let reviewed = review(&start, moves, &mut solver, limits, |event| match event {
+                let on_event = |event| match event {
                     ReviewEvent::Solving { ply } => {
                         progress.ply.store(ply as u64, Ordering::Relaxed)
                     }
                     ReviewEvent::Solved { .. } => {
                         progress.positions_done.fetch_add(1, Ordering::Relaxed);
                     }
-                });
+                };
+                let reviewed = review_win_in(&start, moves, &mut solver, limits, *win_in, on_event);
                 json(&review_lines(&reviewed, &options))
             }
             Request::Certificate { position, .. } => {

@@ -41,11 +41,13 @@ pub enum Request {
         budget: Budget,
         win_in: WinInMode,
     },
-    /// `GET /api/review?game=G[&time_limit=S]`: the game's positions solved from its end back.
+    /// `GET /api/review?game=G[&time_limit=S][&win_in=HOW]`: the game's positions solved from
+    /// its end back (and how soon each won position's game ends).
     Review {
         rules: Rules,
         moves: Vec<Move>,
         budget: Budget,
+        win_in: WinInMode,
     },
     /// `GET /api/certificate?position=P[&time_limit=S]`: the position solved and its proof
     /// certificate written, as a file.
@@ -236,6 +238,7 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
                 rules,
                 moves,
                 budget: query.budget()?,
+                win_in: query.win_in()?,
             })
         }
         "/api/certificate" => Ok(Request::Certificate {
@@ -349,7 +352,10 @@ mod tests {
         };
         assert_eq!(position, "ee ea ae".parse().unwrap());
         assert_eq!(moves, None);
-        let review = parse_request("/api/review?game=ee+ea&node_limit=3000", Rules::Common);
+        let review = parse_request(
+            "/api/review?game=ee+ea&node_limit=3000&win_in=exact",
+            Rules::Common,
+        );
         assert_eq!(
             review,
             Ok(Request::Review {
@@ -359,6 +365,7 @@ mod tests {
                     time_limit: None,
                     node_limit: Some(3000),
                 },
+                win_in: WinInMode::Exact,
             })
         );
     }

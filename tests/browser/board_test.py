@@ -226,21 +226,30 @@ def run_checks(args, board, url):
             "  r => [...r.children].map(td => td.textContent));")
         lines = [json.loads(line) for line in subprocess.run(
             [args.uttt, "review", GAME, "--json", "--quiet", "--time-limit", "5s",
-             "--table-mem", "64M"], capture_output=True, text=True, timeout=300).stdout.splitlines()]
+             "--table-mem", "64M", "--win-in", "exact"],
+            capture_output=True, text=True, timeout=300).stdout.splitlines()]
         plies, summary = lines[:-1], lines[-1]
         assert len(rows) == len(plies) == 48, (len(rows), len(plies))
         # Values proved are the game's, whoever proves them: where both reviews know the values
-        # around a move, its mark is the same.
-        compared = 0
+        # around a move, its mark is the same. A won position's cell reads `win in 9` (or a
+        # range `win in 9–13`), which must hold the command's exact distance.
+        compared = distances = 0
         for row, ply in zip(rows, plies):
-            number, _, value, move, mark, better = row
+            number, _, cell, move, mark, better = row
             assert int(number) == ply["ply"] and move == (ply["move"] or "-"), (row, ply)
+            value, _, distance = cell.partition(" in ")
+            mark = mark.removesuffix(" (slower)")
             if value not in ("-", "unknown") and ply["value"] != "unknown":
                 assert value == ply["value"], (row, ply)
                 if mark != "unknown" and ply["mark"] not in ("unknown", None):
                     assert mark == ply["mark"], (row, ply)
                     compared += 1
+                if distance and isinstance(ply.get("win_in"), int):
+                    low, _, high = distance.partition("–")
+                    assert int(low) <= ply["win_in"] <= int(high or low), (row, ply)
+                    distances += 1
         assert compared >= 10, (compared, rows)
+        assert distances >= 5, (distances, rows)
         assert board.text("review-summary").startswith("Result: " + summary["result"] + "."), \
             board.text("review-summary")
         assert any(row[4] == "mistake" for row in rows), rows
