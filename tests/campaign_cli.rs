@@ -393,3 +393,88 @@ fn a_campaign_keeps_its_table_in_a_snapshot_beside_its_database() {
     assert!(err.contains("the database itself"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// X wins; one-threaded DFPN takes about 16,000 nodes (the MPI tests' medium position).
+const MEDIUM: &str = "X;......@O.;O...XX.X./.....O.XX/XOOXX..../O.....O.O/OXO....OX/.OO....X./....O.XX./..XX..OOO/..X.XXO.O";
+
+#[test]
+fn a_bounded_question_is_a_campaign_of_its_own_that_resumes_to_the_solves_answer() {
+    let dir = temp_dir("campaign-bounded");
+    let db = dir.join("bounded.db");
+    let _ = std::fs::remove_file(&db);
+    let db = db.to_str().unwrap();
+    let (code, out, err) = run_uttt(&["solve", MEDIUM, "--win-in", "exact", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let solved: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let distance = solved["win_in"].as_u64().expect("an exact distance");
+    let campaign = |plies: u64, extra: &[&str]| {
+        let plies = plies.to_string();
+        let mut args = vec![
+            "campaign",
+            "run",
+            MEDIUM,
+            "--db",
+            db,
+            "--max-plies",
+            &plies,
+            "--threads",
+            "2",
+            "--table-mem",
+            "64M",
+            "--job-work",
+            "50",
+            "--split-threshold",
+            "30",
+            "--json",
+            "--no-snapshot",
+        ];
+        args.extend_from_slice(extra);
+        let (_, out, err) = run_uttt(&args);
+        serde_json::from_str::<serde_json::Value>(&out).unwrap_or_else(|e| panic!("{e}: {err}"))
+    };
+    // Stopped early, then resumed to the answer.
+    let first = campaign(distance, &["--node-limit", "2000"]);
+    assert_eq!(first["result"], "unknown", "{first}");
+    let done = campaign(distance, &[]);
+    assert_eq!(done["result"], "X", "{done}");
+    assert_eq!(done["max_plies"], distance);
+    let status = &done["campaign"];
+    assert_eq!(status["max_plies"], distance, "{status}");
+    let x = &status["questions"][0];
+    assert_eq!(
+        (&x["attacker"], &x["answer"]),
+        (&"X".into(), &true.into()),
+        "{status}"
+    );
+    assert!(x["totals"]["runs"].as_u64().unwrap() >= 2, "{status}");
+    // The bound below is another campaign: X does not win within it.
+    let below = campaign(distance - 2, &[]);
+    assert_eq!(below["result"], "not X", "{below}");
+    // The answers are bounded facts, and no unbounded campaign was started.
+    let (_, out, _) = run_uttt(&["db", "export", db]);
+    let root_facts: Vec<serde_json::Value> = out
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|fact| fact["within"] == distance || fact["within"] == distance - 2)
+        .collect();
+    assert!(root_facts.iter().any(|f| f["wins"] == true), "{out}");
+    assert!(root_facts.iter().any(|f| f["wins"] == false), "{out}");
+    let (code, _, err) = run_uttt(&["campaign", "status", MEDIUM, "--db", db]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no campaign on"), "{err}");
+    let within = distance.to_string();
+    let (code, text, err) = run_uttt(&[
+        "campaign",
+        "status",
+        MEDIUM,
+        "--db",
+        db,
+        "--max-plies",
+        &within,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains(&format!("does X win within {distance} plies? yes")),
+        "{text}"
+    );
+}

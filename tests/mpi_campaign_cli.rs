@@ -215,3 +215,45 @@ fn a_campaign_whose_worker_rank_is_killed_resumes_to_the_right_value_and_certifi
     certify_and_verify(LONGER, db, certificate, "32M");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A bounded campaign over MPI: its jobs carry the bound, and it answers as one process does,
+/// just at the distance and just below it.
+#[test]
+fn a_bounded_campaign_over_mpi_answers_as_one_process() {
+    let dir = common::temp_dir("mpi-campaign-bounded");
+    let (code, out, err) = common::run_uttt(&["solve", MEDIUM, "--win-in", "exact", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let distance = serde_json::from_str::<Value>(&out).unwrap()["win_in"]
+        .as_u64()
+        .expect("an exact distance");
+    for (plies, answer) in [(distance, "X"), (distance - 2, "not X")] {
+        let db = dir.join(format!("within-{plies}.db"));
+        let _ = std::fs::remove_file(&db);
+        let plies = plies.to_string();
+        let out = mpirun(3)
+            .args([
+                "campaign",
+                "run",
+                MEDIUM,
+                "--mpi",
+                "--db",
+                db.to_str().unwrap(),
+            ])
+            .args([
+                "--threads",
+                "1",
+                "--max-plies",
+                &plies,
+                "--json",
+                "--table-mem",
+                "32M",
+            ])
+            .args(["--job-work", "50", "--split-threshold", "30"])
+            .output_within(RUN_LIMIT);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let json: Value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr)));
+        assert_eq!(json["result"], answer, "within {plies}: {json}");
+        assert_eq!(json["campaign"]["max_plies"].to_string(), plies);
+    }
+}

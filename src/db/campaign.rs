@@ -9,6 +9,9 @@
 //! committed (and, after a power cut, the last transactions the operating system had not yet
 //! written: SQLite's write-ahead log at `synchronous = NORMAL` keeps the file consistent, not
 //! every last commit).
+//!
+//! A bounded question ("does X win within N plies?") has a campaign of its own for each bound,
+//! its key the position's with the bound after it.
 
 use super::{clamp, key, Database, DbError, Fact, Stored};
 use crate::game::{Move, Player, Position};
@@ -141,18 +144,34 @@ fn letter(attacker: Player) -> String {
     attacker.letter().to_string()
 }
 
+/// The key of the campaign on `pos` (any of its symmetric images) for questions within
+/// `within` plies, if bounded: the position's canonical key, and the bound's byte after it for
+/// a bounded campaign (so each bound is a campaign of its own, kept apart from the unbounded
+/// one); and its notation, for people reading the file.
+fn campaign_key(pos: &Position, within: Option<u32>) -> (Vec<u8>, String) {
+    let (key, image, _) = key::canonical(pos);
+    let mut key = key.to_vec();
+    let mut notation = image.to_string();
+    if let Some(plies) = within {
+        key.push(plies.min(u32::from(u8::MAX)) as u8);
+        notation += &format!(" within {plies} plies");
+    }
+    (key, notation)
+}
+
 impl Database {
-    /// The campaign on `pos` (or any of its symmetric images), created if there is none.
-    pub fn campaign(&self, pos: &Position) -> Result<CampaignId, DbError> {
-        if let Some(id) = self.find_campaign(pos)? {
+    /// The campaign on `pos` (or any of its symmetric images), created if there is none; with
+    /// `within`, the campaign of its questions within so many plies.
+    pub fn campaign(&self, pos: &Position, within: Option<u32>) -> Result<CampaignId, DbError> {
+        if let Some(id) = self.find_campaign(pos, within)? {
             return Ok(id);
         }
-        let (key, image, _) = key::canonical(pos);
+        let (key, notation) = campaign_key(pos, within);
         let created = super::now_seconds();
         let conn = self.connection();
         conn.execute(
             "INSERT OR IGNORE INTO campaigns (position, notation, created) VALUES (?1, ?2, ?3)",
-            params![&key[..], image.to_string(), clamp(created)],
+            params![&key[..], notation, clamp(created)],
         )
         .map_err(|e| self.query_error(e))?;
         conn.query_row(
@@ -164,9 +183,14 @@ impl Database {
         .map_err(|e| self.query_error(e))
     }
 
-    /// The campaign on `pos` (or any of its symmetric images), if one was started.
-    pub fn find_campaign(&self, pos: &Position) -> Result<Option<CampaignId>, DbError> {
-        let (key, _, _) = key::canonical(pos);
+    /// The campaign on `pos` (or any of its symmetric images), with `within` its bounded
+    /// one, if one was started.
+    pub fn find_campaign(
+        &self,
+        pos: &Position,
+        within: Option<u32>,
+    ) -> Result<Option<CampaignId>, DbError> {
+        let (key, _) = campaign_key(pos, within);
         self.connection()
             .query_row(
                 "SELECT id FROM campaigns WHERE position = ?1",

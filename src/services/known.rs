@@ -7,7 +7,7 @@ use crate::db::campaign::{
     kept_tree_defect, CampaignId, KeptNode, Progress, Question, Totals, TrendSample,
 };
 use crate::db::{now_seconds, Database, DbError, Fact, Known, Source};
-use crate::game::{Move, Player, Position};
+use crate::game::{Move, Position};
 use crate::search::numbers::Numbers;
 use crate::search::options::SolveOptions;
 use crate::search::pn_dfpn::{TreeChange, TreeKeeper};
@@ -156,17 +156,20 @@ impl<'a> DatabaseKeeper<'a> {
         }
     }
 
-    /// A keeper of the campaign `campaign`'s tree for "does `attacker` win?" at `root` (its
-    /// canonical position); its first record counts a new run (a question settled in an
-    /// earlier run is only read again, and records nothing).
+    /// A keeper of the campaign `campaign`'s tree for the question `asked` ("does A win?",
+    /// bounded or not) at `root` (its canonical position); its first record counts a new run
+    /// (a question settled in an earlier run is only read again, and records nothing).
     pub(super) fn campaign(
         database: &'a Database,
         policy: StorePolicy,
         campaign: CampaignId,
         root: &Position,
-        attacker: Player,
+        asked: SearchQuestion,
     ) -> Result<DatabaseKeeper<'a>, DbError> {
-        let question = Question { campaign, attacker };
+        let question = Question {
+            campaign,
+            attacker: asked.attacker,
+        };
         let kept = database.kept_tree(question)?;
         // The search takes the tree whole, following its links and replaying its moves.
         if let Some(defect) = kept_tree_defect(&kept, root) {
@@ -187,7 +190,7 @@ impl<'a> DatabaseKeeper<'a> {
                 totals,
                 last_sample: f64::NEG_INFINITY,
             }),
-            ..DatabaseKeeper::leaves(database, policy, SearchQuestion::wins(attacker))
+            ..DatabaseKeeper::leaves(database, policy, asked)
         })
     }
 
@@ -241,7 +244,7 @@ impl<'a> DatabaseKeeper<'a> {
                 position: keeping.root,
                 attacker: self.asked.attacker,
                 wins: side_reaches_goal == (keeping.root.side_to_move() == self.asked.attacker),
-                within: None,
+                within: self.asked.plies_left(&keeping.root),
                 work: total_nodes,
                 best_move: None,
                 source: self.policy.source,

@@ -81,6 +81,10 @@ pub struct CampaignRunArgs {
     /// one than ten times the time it took to write).
     #[arg(long, value_name = "TIME", default_value = "10s", value_parser = parse_duration)]
     pub snapshot_every: Duration,
+    /// Ask only "does the side to move win within N plies?": a campaign of that question, with
+    /// trees of its own (0 to 81 plies).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=81))]
+    pub max_plies: Option<u32>,
 }
 
 /// Options of `uttt campaign status`.
@@ -92,6 +96,9 @@ pub struct CampaignStatusArgs {
     /// The database the campaign is kept in.
     #[arg(long, value_name = "PATH")]
     pub db: PathBuf,
+    /// The campaign of the questions within N plies (`campaign run --max-plies N`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=81))]
+    pub max_plies: Option<u32>,
     /// One JSON object.
     #[arg(long)]
     pub json: bool,

@@ -54,10 +54,12 @@ fn campaign_request(args: &CampaignRunArgs) -> anyhow::Result<CampaignRequest> {
             every: args.snapshot_every,
         })
     };
+    let mut options = search_options(&args.search, None)?;
+    options.max_plies = args.max_plies;
     Ok(CampaignRequest {
         position: args.position.resolve()?,
         database: db.clone(),
-        options: search_options(&args.search, None)?,
+        options,
         db_min_work: args.search.db_min_work,
         snapshot,
     })
@@ -151,7 +153,10 @@ fn run_mpi(args: &CampaignRunArgs) -> anyhow::Result<i32> {
         &args.mpi_options,
         |options, table, workers| {
             let mut request = campaign_request(args)?;
-            request.options = options.clone();
+            request.options = SolveOptions {
+                max_plies: args.max_plies,
+                ..options.clone()
+            };
             // The worker ranks' tables are not rank 0's: no snapshot.
             request.snapshot = None;
             let campaign = Campaign::open(&request).map_err(campaign_error)?;
@@ -198,8 +203,12 @@ fn print_run(
 pub fn status(args: &CampaignStatusArgs) -> anyhow::Result<i32> {
     let pos = args.position.resolve()?;
     let database = Database::open_existing(&args.db)?;
-    let status = campaign_status(&database, &pos)?
-        .with_context(|| format!("no campaign on {pos} in {}", args.db.display()))?;
+    let status = campaign_status(&database, &pos, args.max_plies)?.with_context(|| {
+        let within = args
+            .max_plies
+            .map_or(String::new(), |plies| format!(" within {plies} plies"));
+        format!("no campaign on {pos}{within} in {}", args.db.display())
+    })?;
     let text = if args.json {
         serde_json::to_string(&status)? + "\n"
     } else {
@@ -280,13 +289,17 @@ fn certify_text(figures: &CertificateFigures) -> String {
 fn status_text(status: &CampaignStatus) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "campaign   {}", status.position);
+    let within = status
+        .max_plies
+        .map_or(String::new(), |plies| format!(" within {plies} plies"));
     for question in &status.questions {
-        out += &question_text(question);
+        out += &question_text(question, &within);
     }
     out
 }
 
-fn question_text(q: &QuestionStatus) -> String {
+/// One question's status in words; `within` is its bound in words (` within 9 plies`).
+fn question_text(q: &QuestionStatus, within: &str) -> String {
     let mut out = String::new();
     let answer = match q.answer {
         Some(true) => "yes (proved)",
@@ -294,7 +307,7 @@ fn question_text(q: &QuestionStatus) -> String {
         None if q.totals.runs == 0 => "not searched",
         None => "open",
     };
-    let _ = writeln!(out, "question   does {} win? {answer}", q.attacker);
+    let _ = writeln!(out, "question   does {} win{within}? {answer}", q.attacker);
     if let Some(root) = q.root {
         let _ = writeln!(
             out,

@@ -27,8 +27,17 @@ fn a_kept_tree_and_its_totals_come_back_from_any_image_of_the_position() {
     let file = TempPath::new("campaign-tree");
     let db = Database::open(&file.0).unwrap();
     let pos = position();
-    let campaign = db.campaign(&pos).unwrap();
-    assert_eq!(db.campaign(&pos.transform(6)).unwrap(), campaign);
+    let campaign = db.campaign(&pos, None).unwrap();
+    assert_eq!(db.campaign(&pos.transform(6), None).unwrap(), campaign);
+    // Each bound is a campaign of its own, found from any image too.
+    let within_9 = db.campaign(&pos, Some(9)).unwrap();
+    assert_ne!(within_9, campaign);
+    assert_ne!(db.campaign(&pos, Some(11)).unwrap(), within_9);
+    assert_eq!(
+        db.find_campaign(&pos.transform(5), Some(9)).unwrap(),
+        Some(within_9)
+    );
+    assert_eq!(db.find_campaign(&pos, Some(13)).unwrap(), None);
     let question = Question {
         campaign,
         attacker: Player::O,
@@ -74,7 +83,7 @@ fn a_kept_tree_and_its_totals_come_back_from_any_image_of_the_position() {
     )
     .unwrap();
     let reopened = Database::open_existing(&file.0).unwrap();
-    let same = reopened.find_campaign(&pos.transform(3)).unwrap();
+    let same = reopened.find_campaign(&pos.transform(3), None).unwrap();
     assert_eq!(same, Some(campaign));
     let mut expected = tree.clone();
     expected[0].phi = 9;
@@ -105,7 +114,7 @@ fn a_record_that_fails_keeps_nothing_of_itself() {
     let db = Database::open(&file.0).unwrap();
     let pos = position();
     let question = Question {
-        campaign: db.campaign(&pos).unwrap(),
+        campaign: db.campaign(&pos, None).unwrap(),
         attacker: Player::X,
     };
     db.store(&[fact(pos, Player::X, false, None)]).unwrap();
@@ -132,7 +141,7 @@ fn a_damaged_tree_is_refused() {
     let file = TempPath::new("campaign-damaged");
     let db = Database::open(&file.0).unwrap();
     let question = Question {
-        campaign: db.campaign(&position()).unwrap(),
+        campaign: db.campaign(&position(), None).unwrap(),
         attacker: Player::X,
     };
     let mut tree = small_tree();
@@ -234,7 +243,7 @@ fn a_version_1_database_gains_campaigns_and_keeps_its_facts() {
     let db = Database::open(&file.0).unwrap();
     let pos = position();
     db.store(&[fact(pos, Player::O, true, None)]).unwrap();
-    assert!(db.campaign(&pos).is_ok());
+    assert!(db.campaign(&pos, None).is_ok());
     drop(db);
     let version: i32 = Connection::open(&file.0)
         .unwrap()

@@ -26,6 +26,9 @@ pub use run::{Campaign, CampaignError, CampaignRequest, CampaignRun, SnapshotPla
 pub struct CampaignStatus {
     /// The campaign's position, in the canonical orientation its trees are kept in.
     pub position: Position,
+    /// The bound of its questions ("within so many plies"), for a bounded campaign.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_plies: Option<u32>,
     /// Each question, the side to move's first.
     pub questions: Vec<QuestionStatus>,
 }
@@ -51,12 +54,14 @@ pub struct QuestionStatus {
     pub trend: Vec<TrendSample>,
 }
 
-/// The campaign on `pos` (or a symmetric image of it), if one was started.
+/// The campaign on `pos` (or a symmetric image of it), if one was started; with `within`, the
+/// campaign of its questions within so many plies.
 pub fn campaign_status(
     database: &Database,
     pos: &Position,
+    within: Option<u32>,
 ) -> Result<Option<CampaignStatus>, DbError> {
-    let Some(campaign) = database.find_campaign(pos)? else {
+    let Some(campaign) = database.find_campaign(pos, within)? else {
         return Ok(None);
     };
     let (_, image, _) = canonical(pos);
@@ -69,7 +74,13 @@ pub fn campaign_status(
         let shape = TreeShape::of(&tree);
         questions.push(QuestionStatus {
             attacker,
-            answer: known.of(attacker).map(|answer| answer.wins),
+            // An unbounded question's own answer; a bounded one's from every fact that
+            // reaches its bound.
+            answer: match within {
+                None => known.of(attacker),
+                Some(_) => known.answer(attacker, within),
+            }
+            .map(|answer| answer.wins),
             root: tree.first().map(|root| Numbers {
                 phi: root.phi,
                 delta: root.delta,
@@ -83,6 +94,7 @@ pub fn campaign_status(
     }
     Ok(Some(CampaignStatus {
         position: image,
+        max_plies: within,
         questions,
     }))
 }
@@ -146,7 +158,7 @@ pub fn settled_campaign(
     database: &Database,
     pos: &Position,
 ) -> Result<Option<SettledCampaign>, DbError> {
-    let Some(campaign) = database.find_campaign(pos)? else {
+    let Some(campaign) = database.find_campaign(pos, None)? else {
         return Ok(None);
     };
     let (_, image, _) = canonical(pos);

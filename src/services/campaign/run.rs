@@ -56,9 +56,6 @@ pub struct CampaignRun {
 pub enum CampaignError {
     /// The request names another engine than PN-DFPN.
     WrongEngine(Engine),
-    /// The request bounds the question by a ply count (a campaign's trees and facts answer
-    /// the unbounded questions).
-    BoundedQuestion(u32),
     /// The database failed, or cannot hold the campaign.
     Database(DbError),
     /// The snapshot file named is the database itself.
@@ -79,10 +76,6 @@ impl fmt::Display for CampaignError {
                 f,
                 "a campaign runs the pn-dfpn engine, whose tree it keeps (not {})",
                 engine.name()
-            ),
-            CampaignError::BoundedQuestion(plies) => write!(
-                f,
-                "a campaign answers who wins, at any depth: not within {plies} plies"
             ),
             CampaignError::Database(error) => error.fmt(f),
             CampaignError::SnapshotIsDatabase(path) => write!(
@@ -125,18 +118,16 @@ pub struct Campaign<'a> {
 }
 
 impl<'a> Campaign<'a> {
-    /// The campaign `request` asks for. Refused before any search when the engine is not
-    /// PN-DFPN or the question has a ply bound (before the database is opened or created), or
-    /// when the database cannot hold it.
+    /// The campaign `request` asks for (of its bounded question, with its own trees, when the
+    /// options set [`SolveOptions::max_plies`]). Refused before any search when the engine is
+    /// not PN-DFPN (before the database is opened or created), or when the database cannot hold
+    /// it.
     pub fn open(request: &'a CampaignRequest) -> Result<Campaign<'a>, CampaignError> {
         if request.options.engine != Engine::PnDfpn {
             return Err(CampaignError::WrongEngine(request.options.engine));
         }
-        if let Some(plies) = request.options.max_plies {
-            return Err(CampaignError::BoundedQuestion(plies));
-        }
         let database = Database::open(&request.database)?;
-        database.campaign(&request.position)?;
+        database.campaign(&request.position, request.options.max_plies)?;
         Ok(Campaign {
             request,
             database,
@@ -190,7 +181,7 @@ impl<'a> Campaign<'a> {
             }
             (_, _, workers) => solve(workers),
         };
-        let status = campaign_status(database, &request.position)?;
+        let status = campaign_status(database, &request.position, request.options.max_plies)?;
         Ok(CampaignRun {
             report,
             status,
@@ -231,18 +222,6 @@ mod tests {
         assert!(matches!(
             refused_before_database("engine", options),
             CampaignError::WrongEngine(Engine::Dfpn)
-        ));
-    }
-
-    #[test]
-    fn a_campaign_of_a_bounded_question_is_refused_before_its_database_is_created() {
-        let options = SolveOptions {
-            max_plies: Some(25),
-            ..SolveOptions::default()
-        };
-        assert!(matches!(
-            refused_before_database("bounded", options),
-            CampaignError::BoundedQuestion(25)
         ));
     }
 }

@@ -192,7 +192,7 @@ impl<'a> Solver<'a> {
             return self.solve_from_database(pos, options, database, policy, None);
         }
         let (_, image, sym) = canonical(pos);
-        let mut report = match database.campaign(&image) {
+        let mut report = match database.campaign(&image, options.max_plies) {
             Ok(campaign) => {
                 self.solve_from_database(&image, options, database, policy, Some(campaign))
             }

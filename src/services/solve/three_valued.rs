@@ -177,7 +177,7 @@ impl ThreeValued<'_> {
                         database,
                         policy,
                         campaign: Some(campaign),
-                    }) => match DatabaseKeeper::campaign(database, policy, campaign, pos, attacker)
+                    }) => match DatabaseKeeper::campaign(database, policy, campaign, pos, question)
                     {
                         Ok(keeper) => Some(keeper),
                         Err(error) => {
