@@ -16,11 +16,11 @@ def positions(path):
             yield fields[0]
 
 
-def solve(args, position, mode):
-    """The JSON of one solve in a fresh process."""
+def solve(args, position, mode, extra=()):
+    """The JSON of one solve in a fresh process (`mode` its --win-in)."""
     command = [args.uttt, "solve", position, "--win-in", mode, "--threads", str(args.threads),
                "--table-mem", args.table_mem, "--time-limit", args.time_limit, "--json",
-               "--quiet"]
+               "--quiet", *extra]
     out = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL,
                          timeout=3600)
     if not out.stdout.strip():
@@ -39,31 +39,56 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--table-mem", default="512M")
     parser.add_argument("--time-limit", default="300s")
+    parser.add_argument("--modes", default=",".join(MODES[1:]),
+                        help="the modes measured against off (default: range,exact)")
+    parser.add_argument("--bounded-floor", action="store_true",
+                        help="for each exact distance d, also the bounded questions a phase of "
+                             "bounded questions could not do without: the winner within d "
+                             "(the proof) and within d - 2 (the disproof below it; d - 1 under "
+                             "CodinGame's rules), each alone in a fresh process")
     args = parser.parse_args()
+    modes = ["off", *args.modes.split(",")]
+    if args.bounded_floor and "exact" not in modes:
+        sys.exit("--bounded-floor needs the exact distances: --modes must include exact")
     rows = []
     for path in args.files:
         for position in positions(path):
-            runs = {mode: solve(args, position, mode) for mode in MODES}
+            runs = {mode: solve(args, position, mode) for mode in modes}
+            distance = runs.get("exact", {}).get("win_in")
+            if args.bounded_floor and isinstance(distance, int):
+                winner = runs["exact"]["result"]
+                step = 1 if position.startswith("codingame:") else 2
+                for name, plies in (("proof", distance), ("disproof", distance - step)):
+                    if plies >= 1:
+                        runs[name] = solve(args, position, "off",
+                                           ("--attacker", winner, "--max-plies", str(plies)))
             stones = sum(position.split(";")[2].count(c) for c in "XO")
             rows.append((position, stones, runs))
-            off, ranged, exact = (runs[m] for m in MODES)
-            print(f"{stones:2d} stones  {off['result']:>7}  "
-                  f"off {off['time_ms']:7d} ms  range {ranged['time_ms']:7d} ms "
-                  f"{json.dumps(ranged.get('win_in')):>22}  exact {exact['time_ms']:7d} ms "
-                  f"{json.dumps(exact.get('win_in')):>6}", flush=True)
+            line = f"{stones:2d} stones  {runs['off']['result']:>7}  off {runs['off']['time_ms']:7d} ms"
+            for mode in modes[1:]:
+                line += (f"  {mode} {runs[mode]['time_ms']:7d} ms "
+                         f"{json.dumps(runs[mode].get('win_in')):>8}")
+            for name in ("proof", "disproof"):
+                if name in runs:
+                    line += f"  {name} {runs[name]['result']} {runs[name]['time_ms']:7d} ms"
+            print(line, flush=True)
     wins = [r for r in rows if r[2]["off"]["result"] in ("X", "O")]
     print(f"{len(rows)} positions, {len(wins)} wins")
-    for mode in ("range", "exact"):
+    compared = [m for m in modes[1:]] + (["proof", "disproof"] if args.bounded_floor else [])
+    for mode in compared:
+        measured = [r for r in wins if mode in r[2]]
+        if not measured:
+            continue
         for what, key in (("time", "time_ms"), ("nodes", "nodes")):
-            ratios = [max(r[2][mode][key], 1) / max(r[2]["off"][key], 1) for r in wins]
-            total = (sum(r[2][mode][key] for r in wins)
-                     / max(sum(r[2]["off"][key] for r in wins), 1))
-            print(f"{mode}/off over the wins: {what} geometric mean {geomean(ratios):.2f}x, "
-                  f"total {total:.2f}x")
-    exact_known = sum(1 for r in wins if isinstance(r[2]["exact"].get("win_in"), int))
-    ranged_exact = sum(1 for r in wins if isinstance(r[2]["range"].get("win_in"), int))
-    print(f"exact distances: --win-in exact {exact_known}/{len(wins)}, "
-          f"--win-in range {ranged_exact}/{len(wins)}")
+            ratios = [max(r[2][mode][key], 1) / max(r[2]["off"][key], 1) for r in measured]
+            total = (sum(r[2][mode][key] for r in measured)
+                     / max(sum(r[2]["off"][key] for r in measured), 1))
+            print(f"{mode}/off over {len(measured)} wins: {what} geometric mean "
+                  f"{geomean(ratios):.2f}x, total {total:.2f}x")
+    for mode in ("exact", "range"):
+        if mode in modes:
+            known = sum(1 for r in wins if isinstance(r[2][mode].get("win_in"), int))
+            print(f"exact distances with --win-in {mode}: {known}/{len(wins)}")
 
 
 if __name__ == "__main__":
