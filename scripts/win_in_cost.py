@@ -18,7 +18,9 @@ def positions(path):
 
 def solve(args, position, mode, extra=()):
     """The JSON of one solve in a fresh process (`mode` its --win-in)."""
-    command = [args.uttt, "solve", position, "--win-in", mode, "--threads", str(args.threads),
+    # `off` is the default, and --win-in (even `off`) is refused beside --attacker.
+    win_in = ["--win-in", mode] if mode != "off" else []
+    command = [args.uttt, "solve", position, *win_in, "--threads", str(args.threads),
                "--table-mem", args.table_mem, "--time-limit", args.time_limit, "--json",
                "--quiet", *extra]
     out = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL,
