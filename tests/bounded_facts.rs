@@ -97,6 +97,32 @@ fn distances_come_back_from_the_bounded_facts_of_an_earlier_solve_under_every_ru
     }
 }
 
+/// Whether `attacker` wins `notation` within `plies` plies, asked with `database` (from its
+/// facts, or searched and then stored); checked against the oracle.
+fn wins_within_as_the_oracle(
+    notation: &str,
+    rules: (Rules, OracleRules),
+    attacker: Player,
+    plies: u32,
+    database: &Database,
+) -> bool {
+    let bounded = SolveOptions {
+        attacker: Some(attacker),
+        max_plies: Some(plies),
+        ..small_jobs()
+    };
+    let report = solve_with_database(notation, rules.0, &bounded, database, WinInMode::Off);
+    let wins = report.verdict == Verdict::Wins(attacker);
+    let x = attacker == Player::X;
+    assert_eq!(
+        wins,
+        oracle_wins_within(notation, rules.1, x, plies),
+        "{notation} ({}): {attacker} within {plies}",
+        rules.1.name()
+    );
+    wins
+}
+
 #[test]
 fn bounded_facts_answer_every_bound_they_reach_and_never_change_an_unbounded_answer() {
     let mut answered_total = 0;
@@ -110,20 +136,8 @@ fn bounded_facts_answer_every_bound_they_reach_and_never_change_an_unbounded_ans
             let value = oracle_value_under(notation, rules.1);
             for attacker in [Player::X, Player::O] {
                 for plies in [1, 3, 5, 7] {
-                    let bounded = SolveOptions {
-                        attacker: Some(attacker),
-                        max_plies: Some(plies),
-                        ..options.clone()
-                    };
-                    let report =
-                        solve_with_database(notation, rules.0, &bounded, &database, WinInMode::Off);
-                    let wins = report.verdict == Verdict::Wins(attacker);
-                    let x = attacker == Player::X;
-                    assert_eq!(
-                        wins,
-                        oracle_wins_within(notation, rules.1, x, plies),
-                        "{notation}"
-                    );
+                    let wins =
+                        wins_within_as_the_oracle(notation, rules, attacker, plies, &database);
                     if !wins && value == attacker.letter().to_string() {
                         failures_of_winners.fetch_add(1, Ordering::Relaxed);
                     }
@@ -146,19 +160,7 @@ fn bounded_facts_answer_every_bound_they_reach_and_never_change_an_unbounded_ans
             // facts that reach it, or searched, and right either way.
             for attacker in [Player::X, Player::O] {
                 for plies in 0..=8 {
-                    let bounded = SolveOptions {
-                        attacker: Some(attacker),
-                        max_plies: Some(plies),
-                        ..options.clone()
-                    };
-                    let report =
-                        solve_with_database(notation, rules.0, &bounded, &database, WinInMode::Off);
-                    let x = attacker == Player::X;
-                    assert_eq!(
-                        report.verdict == Verdict::Wins(attacker),
-                        oracle_wins_within(notation, rules.1, x, plies),
-                        "{notation}: {attacker} within {plies}"
-                    );
+                    wins_within_as_the_oracle(notation, rules, attacker, plies, &database);
                 }
             }
             // The unbounded value, with the bounded facts and without any database.

@@ -24,28 +24,15 @@ fn a_campaign_over_mpi_resumes_run_after_run_to_the_plain_value_and_certifies() 
         let json = loop {
             runs += 1;
             assert!(runs <= 100, "no answer after {runs} runs");
-            let out = mpirun(3)
-                .args([
-                    "campaign",
-                    "run",
-                    MEDIUM,
-                    "--mpi",
-                    "--db",
-                    db,
-                    "--threads",
-                    "1",
-                ])
-                .args(["--json", "--table-mem", table, "--job-work", "300"])
-                .args(["--split-threshold", "200", "--node-limit", "15000"])
-                .output_within(RUN_LIMIT);
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            let json: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-                panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr))
-            });
-            match out.status.code() {
+            let (code, json) = campaign_run_over_mpi(
+                db,
+                &["--table-mem", table, "--job-work", "300"],
+                &["--split-threshold", "200", "--node-limit", "15000"],
+            );
+            match code {
                 Some(0) => break json,
                 Some(1) => assert_eq!(json["result"], "unknown"),
-                other => panic!("exit {other:?}: {stdout}"),
+                other => panic!("exit {other:?}: {json}"),
             }
         };
         assert!(runs > 1, "the node limit must interrupt the campaign");
@@ -230,30 +217,40 @@ fn a_bounded_campaign_over_mpi_answers_as_one_process() {
         let db = dir.join(format!("within-{plies}.db"));
         let _ = std::fs::remove_file(&db);
         let plies = plies.to_string();
-        let out = mpirun(3)
-            .args([
-                "campaign",
-                "run",
-                MEDIUM,
-                "--mpi",
-                "--db",
-                db.to_str().unwrap(),
-            ])
-            .args([
-                "--threads",
-                "1",
-                "--max-plies",
-                &plies,
-                "--json",
-                "--table-mem",
-                "32M",
-            ])
-            .args(["--job-work", "50", "--split-threshold", "30"])
-            .output_within(RUN_LIMIT);
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let json: Value = serde_json::from_str(&stdout)
-            .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr)));
+        let (_, json) = campaign_run_over_mpi(
+            db.to_str().unwrap(),
+            &["--max-plies", &plies, "--table-mem", "32M"],
+            &["--job-work", "50", "--split-threshold", "30"],
+        );
         assert_eq!(json["result"], answer, "within {plies}: {json}");
         assert_eq!(json["campaign"]["max_plies"].to_string(), plies);
     }
+}
+
+/// `campaign run MEDIUM --mpi --db DB --threads 1 --json` over three ranks with `options` and
+/// `more_options`: its exit code and JSON.
+fn campaign_run_over_mpi(
+    db: &str,
+    options: &[&str],
+    more_options: &[&str],
+) -> (Option<i32>, Value) {
+    let out = mpirun(3)
+        .args([
+            "campaign",
+            "run",
+            MEDIUM,
+            "--mpi",
+            "--db",
+            db,
+            "--threads",
+            "1",
+            "--json",
+        ])
+        .args(options)
+        .args(more_options)
+        .output_within(RUN_LIMIT);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), json)
 }

@@ -7,10 +7,13 @@
 //! - "A does not win within N" is a failure within every smaller bound, and nothing more: A may
 //!   still win later. It never answers an unbounded question.
 //! - An unbounded "A does not win" is a failure within every bound.
+//!
+//! So a fact of either kind can contradict one of the other, and the checks of both kinds
+//! are here.
 
-use super::{clamp, key, Answer, Database, DbError, Fact, Stored};
-use crate::game::{Move, Player, Position};
-use rusqlite::{params, Connection};
+use super::{Answer, Database, DbError, Fact};
+use crate::game::Player;
+use rusqlite::{params, Connection, OptionalExtension};
 
 /// The table of bounded facts (schema version 3). `plies` counts from the position stored, so
 /// it is the same in every symmetric image.
@@ -78,60 +81,17 @@ pub(super) fn bounds_of(rows: impl IntoIterator<Item = (Player, u32, Answer)>) -
 }
 
 impl Database {
-    /// The bounded facts stored for the canonical `key` of `pos` (`sym` maps `pos` to the
-    /// stored image), their best moves mapped back to `pos`.
-    pub(super) fn bounded_rows(
-        &self,
-        conn: &Connection,
-        key: &[u8],
-        pos: &Position,
-        sym: usize,
-    ) -> Result<Vec<(Player, u32, Answer)>, DbError> {
-        let mut statement = conn
-            .prepare_cached(
-                "SELECT attacker, plies, wins, work, best_move FROM bounded_facts
-                 WHERE position = ?1",
-            )
-            .map_err(|e| self.query_error(e))?;
-        let rows = statement
-            .query_map(params![key], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, i64>(1)?,
-                    row.get::<_, bool>(2)?,
-                    row.get::<_, i64>(3)?,
-                    row.get::<_, Option<String>>(4)?,
-                ))
-            })
-            .map_err(|e| self.query_error(e))?;
-        let mut found = Vec::new();
-        for row in rows {
-            let (attacker, plies, wins, work, best_move) = row.map_err(|e| self.query_error(e))?;
-            let answer = Answer {
-                wins,
-                work: work.max(0) as u64,
-                best_move: best_move
-                    .and_then(|text| text.parse::<Move>().ok())
-                    .and_then(|image_move| key::move_back(pos, sym, image_move)),
-            };
-            found.push((player_of(&attacker), plies.max(0) as u32, answer));
-        }
-        Ok(found)
-    }
-
-    /// Stores one bounded `fact` (its `within` set) in `transaction`, counting it in
-    /// `stored`; a fact that contradicts a stored one, bounded or not, is an error.
-    pub(super) fn store_bounded(
+    /// Whether the bounded `fact`, within `plies` plies, at the canonical `key` contradicts a
+    /// stored fact: a win within `plies` contradicts "no win within N ≥ plies" and "no win at
+    /// all"; a failure within `plies` contradicts "a win within N ≤ plies".
+    pub(super) fn contradicts_bounded(
         &self,
         transaction: &Connection,
+        key: &[u8],
         fact: &Fact,
         plies: u32,
-        stored: &mut Stored,
-    ) -> Result<(), DbError> {
-        let (key, image, sym) = key::canonical(&fact.position);
+    ) -> Result<bool, DbError> {
         let attacker = fact.attacker.letter().to_string();
-        // A win within `plies` contradicts "no win within N ≥ plies" and "no win at all"; a
-        // failure within `plies` contradicts "a win within N ≤ plies".
         let contradicting: i64 = transaction
             .prepare_cached(
                 "SELECT (SELECT count(*) FROM bounded_facts WHERE position = ?1 AND attacker = ?2
@@ -140,58 +100,32 @@ impl Database {
                          AND ?3 AND wins = 0)",
             )
             .and_then(|mut statement| {
-                statement.query_row(params![&key[..], attacker, fact.wins, plies], |row| {
-                    row.get(0)
-                })
+                statement.query_row(params![key, attacker, fact.wins, plies], |row| row.get(0))
             })
             .map_err(|e| self.query_error(e))?;
-        if contradicting > 0 {
-            return Err(DbError::Contradiction {
-                offered: Box::new(fact.clone()),
-            });
-        }
-        let best_move = fact.best_move.map(|mv| mv.transform(sym).to_string());
-        let changed = transaction
-            .prepare_cached(
-                "UPDATE bounded_facts SET work = max(work, ?4), best_move = coalesce(best_move, ?5)
-                 WHERE position = ?1 AND attacker = ?2 AND plies = ?3",
-            )
+        Ok(contradicting > 0)
+    }
+
+    /// Whether the unbounded `fact` (at the canonical `key`) contradicts a stored fact: the
+    /// opposite answer, or for "no win" a win within some bound.
+    pub(super) fn contradicts_unbounded(
+        &self,
+        transaction: &Connection,
+        key: &[u8],
+        fact: &Fact,
+    ) -> Result<bool, DbError> {
+        let existing: Option<bool> = transaction
+            .prepare_cached("SELECT wins FROM facts WHERE position = ?1 AND attacker = ?2")
             .and_then(|mut statement| {
-                statement.execute(params![
-                    &key[..],
-                    attacker,
-                    plies,
-                    clamp(fact.work),
-                    best_move
-                ])
+                statement
+                    .query_row(params![key, fact.attacker.letter().to_string()], |row| {
+                        row.get(0)
+                    })
+                    .optional()
             })
             .map_err(|e| self.query_error(e))?;
-        if changed > 0 {
-            stored.known += 1;
-            return Ok(());
-        }
-        transaction
-            .prepare_cached(
-                "INSERT INTO bounded_facts (position, attacker, plies, wins, work, best_move,
-                     source, created, notation)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )
-            .and_then(|mut statement| {
-                statement.execute(params![
-                    &key[..],
-                    attacker,
-                    plies,
-                    fact.wins,
-                    clamp(fact.work),
-                    best_move,
-                    fact.source.name(),
-                    clamp(fact.created),
-                    image.to_string()
-                ])
-            })
-            .map_err(|e| self.query_error(e))?;
-        stored.new += 1;
-        Ok(())
+        Ok(existing.is_some_and(|wins| wins != fact.wins)
+            || (!fact.wins && self.has_bounded_win(transaction, key, fact.attacker)?))
     }
 
     /// Whether storing the unbounded "`attacker` does not win" at the canonical `key` would

@@ -18,7 +18,7 @@ pub use error::DbError;
 pub use stats::Stats;
 
 use crate::game::{Move, Player, Position};
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -170,6 +170,16 @@ pub struct Stored {
     pub known: u64,
 }
 
+/// A fact as its row stores it: in its position's canonical orientation.
+struct FactRow<'a> {
+    /// The canonical key.
+    key: &'a [u8],
+    /// The canonical image, for people reading the file.
+    notation: String,
+    /// The best move in that orientation.
+    best_move: Option<String>,
+}
+
 /// An open database. Usable from several threads (one connection, taken in turn).
 pub struct Database {
     connection: Mutex<Connection>,
@@ -296,37 +306,45 @@ impl Database {
     pub fn lookup(&self, pos: &Position) -> Result<Known, DbError> {
         let (key, _, sym) = key::canonical(pos);
         let conn = self.connection();
+        // The unbounded facts (no plies) and the bounded ones in one pass.
         let mut statement = conn
-            .prepare_cached("SELECT attacker, wins, work, best_move FROM facts WHERE position = ?1")
+            .prepare_cached(
+                "SELECT attacker, NULL, wins, work, best_move FROM facts WHERE position = ?1
+                 UNION ALL
+                 SELECT attacker, plies, wins, work, best_move FROM bounded_facts
+                 WHERE position = ?1",
+            )
             .map_err(|e| self.query_error(e))?;
         let rows = statement
             .query_map(params![&key[..]], |row| {
                 Ok((
                     row.get::<_, String>(0)?,
-                    row.get::<_, bool>(1)?,
-                    row.get::<_, i64>(2)?,
-                    row.get::<_, Option<String>>(3)?,
+                    row.get::<_, Option<i64>>(1)?,
+                    row.get::<_, bool>(2)?,
+                    row.get::<_, i64>(3)?,
+                    row.get::<_, Option<String>>(4)?,
                 ))
             })
             .map_err(|e| self.query_error(e))?;
         let mut known = Known::default();
+        let mut bounded = Vec::new();
         for row in rows {
-            let (attacker, wins, work, best_move) = row.map_err(|e| self.query_error(e))?;
-            let best_move = best_move
-                .and_then(|text| text.parse::<Move>().ok())
-                .and_then(|image_move| key::move_back(pos, sym, image_move));
-            let answer = Some(Answer {
+            let (attacker, plies, wins, work, best_move) = row.map_err(|e| self.query_error(e))?;
+            let answer = Answer {
                 wins,
                 work: work.max(0) as u64,
-                best_move,
-            });
-            match attacker.as_str() {
-                "X" => known.x = answer,
-                _ => known.o = answer,
+                best_move: best_move
+                    .and_then(|text| text.parse::<Move>().ok())
+                    .and_then(|image_move| key::move_back(pos, sym, image_move)),
+            };
+            let attacker = bounded::player_of(&attacker);
+            match (plies, attacker) {
+                (Some(plies), _) => bounded.push((attacker, plies.max(0) as u32, answer)),
+                (None, Player::X) => known.x = Some(answer),
+                (None, Player::O) => known.o = Some(answer),
             }
         }
-        drop(statement);
-        let [x_within, o_within] = bounded::bounds_of(self.bounded_rows(&conn, &key, pos, sym)?);
+        let [x_within, o_within] = bounded::bounds_of(bounded);
         // A win within a bound is a win: it answers the unbounded question where nothing else
         // does (with the least bound's best move, a move that wins).
         known.x = known.x.or(x_within.wins_within.map(|(_, answer)| answer));
@@ -352,73 +370,92 @@ impl Database {
     fn store_in(&self, transaction: &Connection, facts: &[Fact]) -> Result<Stored, DbError> {
         let mut stored = Stored::default();
         for fact in facts {
-            if let Some(plies) = fact.within {
-                self.store_bounded(transaction, fact, plies, &mut stored)?;
-                continue;
-            }
             let (key, image, sym) = key::canonical(&fact.position);
-            let attacker = fact.attacker.letter().to_string();
-            let best_move = fact.best_move.map(|mv| mv.transform(sym).to_string());
-            let existing: Option<bool> = transaction
-                .prepare_cached("SELECT wins FROM facts WHERE position = ?1 AND attacker = ?2")
-                .and_then(|mut statement| {
-                    statement
-                        .query_row(params![&key[..], attacker], |row| row.get(0))
-                        .optional()
-                })
-                .map_err(|e| self.query_error(e))?;
-            // "No win" contradicts the opposite answer, and a win within some bound.
-            let contradicted = existing.is_some_and(|wins| wins != fact.wins)
-                || (!fact.wins && self.has_bounded_win(transaction, &key, fact.attacker)?);
+            let contradicted = match fact.within {
+                Some(plies) => self.contradicts_bounded(transaction, &key, fact, plies)?,
+                None => self.contradicts_unbounded(transaction, &key, fact)?,
+            };
             if contradicted {
                 return Err(DbError::Contradiction {
                     offered: Box::new(fact.clone()),
                 });
             }
-            match existing {
-                Some(_) => {
-                    transaction
-                        .prepare_cached(
-                            "UPDATE facts SET work = max(work, ?3),
-                                 best_move = coalesce(best_move, ?4)
-                             WHERE position = ?1 AND attacker = ?2",
-                        )
-                        .and_then(|mut statement| {
-                            statement.execute(params![
-                                &key[..],
-                                attacker,
-                                clamp(fact.work),
-                                best_move
-                            ])
-                        })
-                        .map_err(|e| self.query_error(e))?;
-                    stored.known += 1;
-                }
-                None => {
-                    transaction
-                        .prepare_cached(
-                            "INSERT INTO facts (position, attacker, wins, work, best_move,
-                                 source, created, notation)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                        )
-                        .and_then(|mut statement| {
-                            statement.execute(params![
-                                &key[..],
-                                attacker,
-                                fact.wins,
-                                clamp(fact.work),
-                                best_move,
-                                fact.source.name(),
-                                clamp(fact.created),
-                                image.to_string()
-                            ])
-                        })
-                        .map_err(|e| self.query_error(e))?;
-                    stored.new += 1;
-                }
+            let row = FactRow {
+                key: &key,
+                notation: image.to_string(),
+                best_move: fact.best_move.map(|mv| mv.transform(sym).to_string()),
+            };
+            if self.put(transaction, fact, &row)? {
+                stored.new += 1;
+            } else {
+                stored.known += 1;
             }
         }
         Ok(stored)
+    }
+
+    /// Stores `fact` as `row` says, in `facts` or, with its bound, in `bounded_facts`: the row
+    /// already there for its question keeps its answer, takes the larger work and a best move
+    /// if it had none; else a new row. Whether the row is new.
+    fn put(&self, transaction: &Connection, fact: &Fact, row: &FactRow) -> Result<bool, DbError> {
+        use rusqlite::types::Value;
+        // The question's columns: the position, the attacker and, for a bounded fact, the plies.
+        let mut question: Vec<Value> = vec![
+            Value::Blob(row.key.to_vec()),
+            Value::Text(fact.attacker.letter().to_string()),
+        ];
+        let (table, bound_column) = match fact.within {
+            Some(plies) => {
+                question.push(Value::Integer(plies.into()));
+                ("bounded_facts", ", plies")
+            }
+            None => ("facts", ""),
+        };
+        let n = question.len();
+        let matches = if n == 3 {
+            "position = ?1 AND attacker = ?2 AND plies = ?3"
+        } else {
+            "position = ?1 AND attacker = ?2"
+        };
+        let work = Value::Integer(clamp(fact.work));
+        let best_move = row.best_move.clone().map_or(Value::Null, Value::Text);
+        let update = format!(
+            "UPDATE {table} SET work = max(work, ?{}), best_move = coalesce(best_move, ?{})
+             WHERE {matches}",
+            n + 1,
+            n + 2
+        );
+        let values = question
+            .iter()
+            .cloned()
+            .chain([work.clone(), best_move.clone()]);
+        let changed = transaction
+            .prepare_cached(&update)
+            .and_then(|mut statement| statement.execute(rusqlite::params_from_iter(values)))
+            .map_err(|e| self.query_error(e))?;
+        if changed > 0 {
+            return Ok(false);
+        }
+        let places: Vec<String> = (1..=n + 6).map(|i| format!("?{i}")).collect();
+        let insert = format!(
+            "INSERT INTO {table} (position, attacker{bound_column}, wins, work, best_move,
+                 source, created, notation)
+             VALUES ({})",
+            places.join(", ")
+        );
+        let values = question.into_iter().chain([
+            Value::Integer(fact.wins.into()),
+            work,
+            best_move,
+            Value::Text(fact.source.name().to_string()),
+            Value::Integer(clamp(fact.created)),
+            Value::Text(row.notation.clone()),
+        ]);
+        transaction
+            .prepare_cached(&insert)
+            .and_then(|mut statement| statement.execute(rusqlite::params_from_iter(values)))
+            .map_err(|e| self.query_error(e))?;
+        Ok(true)
     }
 
     /// Every fact, in its canonical orientation, in key order (a position's unbounded facts
