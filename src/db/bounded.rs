@@ -13,7 +13,7 @@
 
 use super::{Answer, Database, DbError, Fact};
 use crate::game::Player;
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection};
 
 /// The table of bounded facts (schema version 3). `plies` counts from the position stored, so
 /// it is the same in every symmetric image.
@@ -81,73 +81,33 @@ pub(super) fn bounds_of(rows: impl IntoIterator<Item = (Player, u32, Answer)>) -
 }
 
 impl Database {
-    /// Whether the bounded `fact`, within `plies` plies, at the canonical `key` contradicts a
-    /// stored fact: a win within `plies` contradicts "no win within N ≥ plies" and "no win at
-    /// all"; a failure within `plies` contradicts "a win within N ≤ plies".
-    pub(super) fn contradicts_bounded(
+    /// Whether `fact` (at the canonical `key`) contradicts a stored fact of its attacker:
+    /// - unbounded, the opposite answer; and for "no win", a win within any bound;
+    /// - "wins within N", an unbounded "no" or "no win within M ≥ N";
+    /// - "no win within N", "a win within M ≤ N" (an unbounded win says nothing of when).
+    pub(super) fn contradicts(
         &self,
         transaction: &Connection,
         key: &[u8],
         fact: &Fact,
-        plies: u32,
     ) -> Result<bool, DbError> {
-        let attacker = fact.attacker.letter().to_string();
         let contradicting: i64 = transaction
             .prepare_cached(
-                "SELECT (SELECT count(*) FROM bounded_facts WHERE position = ?1 AND attacker = ?2
-                         AND wins != ?3 AND (CASE WHEN ?3 THEN plies >= ?4 ELSE plies <= ?4 END))
-                      + (SELECT count(*) FROM facts WHERE position = ?1 AND attacker = ?2
-                         AND ?3 AND wins = 0)",
+                "SELECT (SELECT count(*) FROM facts WHERE position = ?1 AND attacker = ?2
+                         AND wins != ?3 AND (?4 IS NULL OR ?3))
+                      + (SELECT count(*) FROM bounded_facts WHERE position = ?1
+                         AND attacker = ?2 AND wins != ?3
+                         AND (CASE WHEN ?4 IS NULL THEN NOT ?3
+                                   WHEN ?3 THEN plies >= ?4 ELSE plies <= ?4 END))",
             )
             .and_then(|mut statement| {
-                statement.query_row(params![key, attacker, fact.wins, plies], |row| row.get(0))
+                let attacker = fact.attacker.letter().to_string();
+                statement.query_row(params![key, attacker, fact.wins, fact.within], |row| {
+                    row.get(0)
+                })
             })
             .map_err(|e| self.query_error(e))?;
         Ok(contradicting > 0)
-    }
-
-    /// Whether the unbounded `fact` (at the canonical `key`) contradicts a stored fact: the
-    /// opposite answer, or for "no win" a win within some bound.
-    pub(super) fn contradicts_unbounded(
-        &self,
-        transaction: &Connection,
-        key: &[u8],
-        fact: &Fact,
-    ) -> Result<bool, DbError> {
-        let existing: Option<bool> = transaction
-            .prepare_cached("SELECT wins FROM facts WHERE position = ?1 AND attacker = ?2")
-            .and_then(|mut statement| {
-                statement
-                    .query_row(params![key, fact.attacker.letter().to_string()], |row| {
-                        row.get(0)
-                    })
-                    .optional()
-            })
-            .map_err(|e| self.query_error(e))?;
-        Ok(existing.is_some_and(|wins| wins != fact.wins)
-            || (!fact.wins && self.has_bounded_win(transaction, key, fact.attacker)?))
-    }
-
-    /// Whether storing the unbounded "`attacker` does not win" at the canonical `key` would
-    /// contradict a stored bounded win.
-    pub(super) fn has_bounded_win(
-        &self,
-        transaction: &Connection,
-        key: &[u8],
-        attacker: Player,
-    ) -> Result<bool, DbError> {
-        transaction
-            .prepare_cached(
-                "SELECT count(*) FROM bounded_facts WHERE position = ?1 AND attacker = ?2
-                 AND wins = 1",
-            )
-            .and_then(|mut statement| {
-                statement.query_row(params![key, attacker.letter().to_string()], |row| {
-                    row.get::<_, i64>(0)
-                })
-            })
-            .map(|count| count > 0)
-            .map_err(|e| self.query_error(e))
     }
 }
 

@@ -371,11 +371,7 @@ impl Database {
         let mut stored = Stored::default();
         for fact in facts {
             let (key, image, sym) = key::canonical(&fact.position);
-            let contradicted = match fact.within {
-                Some(plies) => self.contradicts_bounded(transaction, &key, fact, plies)?,
-                None => self.contradicts_unbounded(transaction, &key, fact)?,
-            };
-            if contradicted {
+            if self.contradicts(transaction, &key, fact)? {
                 return Err(DbError::Contradiction {
                     offered: Box::new(fact.clone()),
                 });

@@ -101,18 +101,12 @@ pub struct Distance {
     pub elapsed: Duration,
 }
 
-/// How far apart the plies are on which `pos`'s game can end in one player's win (see
-/// [`crate::game::Rules::win_step`]).
-fn win_step(pos: &Position) -> u32 {
-    pos.rules().win_step()
-}
-
 /// The least number of plies in which `winner` can win `pos`: 0 once the game is over, else
 /// 1, or 2 with the loser to move where only a line wins.
 fn least_distance(pos: &Position, winner: Player) -> u32 {
     if pos.is_over() {
         0
-    } else if pos.side_to_move() == winner || win_step(pos) == 1 {
+    } else if pos.side_to_move() == winner || pos.rules().win_step() == 1 {
         1
     } else {
         2
@@ -120,14 +114,14 @@ fn least_distance(pos: &Position, winner: Player) -> u32 {
 }
 
 /// The most plies in which `winner` can win `pos`: the last ply a win can fall on (see
-/// [`win_step`]) before the board's cells run out.
+/// [`crate::game::Rules::win_step`]) before the board's cells run out.
 fn most_distance(pos: &Position, winner: Player) -> u32 {
     let least = least_distance(pos, winner);
     let left = 81u32.saturating_sub(pos.stone_count());
     if left < least {
         least
     } else {
-        left - (left - least) % win_step(pos)
+        left - (left - least) % pos.rules().win_step()
     }
 }
 
@@ -211,7 +205,7 @@ impl Solver<'_> {
         let start = Instant::now();
         let most = most_distance(pos, winner);
         let mut plies = least_distance(pos, winner);
-        let step = win_step(pos);
+        let step = pos.rules().win_step();
         let mut nodes = 0u64;
         let win_in = loop {
             if plies >= most || pos.is_over() {
