@@ -178,7 +178,7 @@ fn a_request_with_a_body_is_refused_unread_and_the_server_goes_on() {
     let head = "GET /api/show?position=start HTTP/1.1\r\nHost: rebound.example:8080";
     let refused = common::serve::send(&served.address, head, b"");
     assert_eq!(refused.status, 403, "{}", refused.text());
-    assert!(refused.text().contains("localhost only"));
+    assert!(refused.text().contains("addressed to this machine"));
     // A request's node limit bounds its search.
     let bounded = served.json("/api/solve?position=start&node_limit=2000");
     assert_eq!(bounded["result"], "unknown");
@@ -187,4 +187,43 @@ fn a_request_with_a_body_is_refused_unread_and_the_server_goes_on() {
     let open = served.json("/api/show?position=open%3Aee+ea");
     assert_eq!(open["rules"], "open");
     assert_eq!(served.json("/api/show?position=ee")["rules"], "common");
+}
+
+#[test]
+fn a_panic_in_a_request_answers_500_and_the_server_goes_on() {
+    // The server panics on this path only when told to by the environment, for this test.
+    let served = Served::start_with_env(&[], &[("UTTT_SERVE_INJECT_PANIC", "1")]);
+    for _ in 0..3 {
+        let (status, body) = served.get("/api/test-panic");
+        assert_eq!(status, 500, "{body}");
+        let error: Value = serde_json::from_str(&body).unwrap();
+        assert!(error["error"].as_str().unwrap().contains("a bug"), "{body}");
+        assert_eq!(served.json("/api/show?position=start")["to_move"], "X");
+    }
+    // Without the variable the path is no endpoint.
+    let plain = Served::start(&[]);
+    assert_eq!(plain.get("/api/test-panic").0, 404);
+}
+
+#[test]
+fn requests_from_pages_of_other_sites_are_refused_and_the_page_s_own_answered() {
+    let served = Served::start(&[]);
+    let address = &served.address;
+    let verify = |headers: &str| {
+        let head =
+            format!("POST /api/verify HTTP/1.1\r\nHost: {address}\r\n{headers}Content-Length: 7");
+        common::serve::send(address, &head, b"garbage").status
+    };
+    // A page elsewhere (fetch with mode no-cors, a form) is refused before its body is read.
+    assert_eq!(verify("Origin: https://elsewhere.example\r\n"), 403);
+    assert_eq!(verify("Sec-Fetch-Site: cross-site\r\n"), 403);
+    // The page's own request, and one from no page at all, are answered (this body is no
+    // certificate: 400).
+    assert_eq!(
+        verify(&format!(
+            "Origin: http://{address}\r\nSec-Fetch-Site: same-origin\r\n"
+        )),
+        400
+    );
+    assert_eq!(verify(""), 400);
 }

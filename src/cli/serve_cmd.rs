@@ -5,7 +5,7 @@ use super::args::ServeArgs;
 use super::interrupt;
 use super::memory::anonymous_table;
 use crate::search::SolveOptions;
-use crate::server::{Listening, Searches, ServerConfig};
+use crate::server::{AllowedHosts, Listening, Searches, ServerConfig};
 use std::io::Write;
 use std::net::SocketAddr;
 
@@ -24,6 +24,9 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<i32> {
         address: SocketAddr::new(args.bind, args.port),
         rules: args.rule_set.rules,
         max_searches: args.max_searches as usize,
+        allowed_hosts: AllowedHosts::new(&args.allow_host),
+        // For the test that a panic in a request answers 500 and the server goes on.
+        inject_panic: std::env::var_os("UTTT_SERVE_INJECT_PANIC").is_some_and(|v| v == "1"),
     };
     let listening = Listening::bind(config.address)?;
     let address = listening.address().unwrap_or(config.address);

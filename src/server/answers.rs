@@ -153,15 +153,21 @@ impl Searches<'_> {
         }
     }
 
-    /// Answers `request`, a search (a show is [`show`]'s, a verify [`Searches::verify`]'s),
-    /// stopping its searches once `stop` is raised and publishing how far they got to
-    /// `progress`.
-    pub fn answer(&self, request: &Request, stop: &AtomicBool, progress: &Progress) -> Answer {
+    /// Answers `request`, a search or a check of the certificate `body` (a show is [`show`]'s),
+    /// stopping its work once `stop` is raised and publishing how far it got to `progress`.
+    pub fn answer(
+        &self,
+        request: &Request,
+        body: &[u8],
+        stop: &AtomicBool,
+        progress: &Progress,
+    ) -> Answer {
         let options = self.options_for(request);
         match request {
-            Request::Page | Request::Show { .. } | Request::Verify { .. } => {
+            Request::Page | Request::Show { .. } => {
                 Answer::error(500, "not a request answered by a search")
             }
+            Request::Verify { name } => self.verify(name, body, stop),
             Request::Solve {
                 position, win_in, ..
             } => {
@@ -269,11 +275,13 @@ impl Searches<'_> {
 
     /// The check of the certificate `bytes`, called `name`: the JSON `uttt verify --json`
     /// prints; 400 when they are not a certificate.
-    pub fn verify(&self, name: String, bytes: &[u8]) -> Answer {
+    fn verify(&self, name: &str, bytes: &[u8], stop: &AtomicBool) -> Answer {
+        let _ = stop;
         match check_bytes(bytes) {
             Ok(check) => Answer::json(
                 200,
-                serde_json::to_string(&VerifyJson::of(name, &check)).expect("answers serialise"),
+                serde_json::to_string(&VerifyJson::of(name.to_string(), &check))
+                    .expect("answers serialise"),
             ),
             Err(error) => Answer::error(400, &format!("certificate {name}: {error}")),
         }

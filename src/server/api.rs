@@ -166,10 +166,31 @@ impl Query {
     }
 }
 
+/// The paths of the page.
+const PAGE_PATHS: [&str; 2] = ["/", "/index.html"];
+/// The path of the endpoint that takes a body.
+const VERIFY_PATH: &str = "/api/verify";
+
+/// The path and the query of a request's URL.
+fn split_target(url: &str) -> (&str, &str) {
+    url.split_once('?').unwrap_or((url, ""))
+}
+
+/// Whether a request to `url` sends a body: a certificate to check. Known from the head alone,
+/// so that a body is read (or refused) before anything else of the request is.
+pub fn takes_body(url: &str) -> bool {
+    split_target(url).0 == VERIFY_PATH
+}
+
+/// Whether `url` is the page, which runs nothing: any site may link to it.
+pub fn is_page(url: &str) -> bool {
+    PAGE_PATHS.contains(&split_target(url).0)
+}
+
 /// Reads a request from its URL (`/api/solve?position=...`) under `rules`, the server's rule
 /// set unless the query names another (`rules=open`).
 pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
-    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let (path, query) = split_target(url);
     let query = Query(query_pairs(query)?);
     let rules = match query.get("rules") {
         None => rules,
@@ -183,7 +204,7 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
     };
     let position = || game("position", "position").map(|game| game.position);
     match path {
-        "/" | "/index.html" => Ok(Request::Page),
+        path if PAGE_PATHS.contains(&path) => Ok(Request::Page),
         "/api/show" => {
             let Game {
                 mut position,
@@ -245,7 +266,7 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
             position: position()?,
             budget: query.budget()?,
         }),
-        "/api/verify" => Ok(Request::Verify {
+        VERIFY_PATH => Ok(Request::Verify {
             name: query.get("name").unwrap_or("request body").to_string(),
         }),
         other => Err(RequestError::NotFound(format!(

@@ -1,24 +1,33 @@
 //! The little HTTP/1.1 the server needs, written for it: one request per connection, a body
 //! only where an endpoint takes one (with a declared length, up to a limit), answered with a
-//! whole body or a stream of server-sent events and `Connection: close`. Every read and write on
-//! a connection has a time limit, a request's head has a size limit and a body is read only
-//! once its declared length is allowed, so no client can hold a thread (or the server's
-//! shutdown) for long or make it allocate what the client says. (tiny_http 0.12, tried first,
-//! allocates a body's declared length when it drops a request, and waits for a body that never
-//! comes.)
+//! whole body or a stream of server-sent events and `Connection: close`. A request is read by
+//! the accepting thread ([`super::connections`]) from the bytes as they come, so that a slow
+//! client costs a buffer and nothing more; every answer is written within a deadline for the
+//! whole of it. A request's head has a size limit and a body is read only once its declared
+//! length is allowed, so no client can hold a thread (or the server's shutdown) for long or
+//! make it allocate what the client says. (tiny_http 0.12, tried first, allocates a body's
+//! declared length when it drops a request, and waits for a body that never comes.)
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The longest a request's head (request line and headers) may be.
-const MAX_HEAD_BYTES: usize = 16 << 10;
-/// How long a client may take to send its request's head.
-pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long a client may take to send a body, at most.
-const BODY_TIMEOUT: Duration = Duration::from_secs(60);
-/// How long a client may take to take in the answer.
+pub const MAX_HEAD_BYTES: usize = 16 << 10;
+/// How long a client may take to send its request's head, in all.
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a client may take to send its whole request, body included.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a client may take to take in a whole answer.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a client may take to take in one progress event; one slower than that is dropped
+/// (and its search stopped) rather than let the search run past its time limit.
+pub const EVENT_TIMEOUT: Duration = Duration::from_secs(1);
+/// How long an answer may still take to write once the server is stopping.
+const SHUTDOWN_WRITE_TIMEOUT: Duration = Duration::from_secs(2);
+/// The longest a single write waits before the deadlines are looked at again.
+const WRITE_SLICE: Duration = Duration::from_millis(200);
 
 /// What a request says of its body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,76 +49,32 @@ pub struct Head {
     pub target: String,
     /// The body that follows.
     pub body: BodyLength,
+    /// The `Host` header as sent (`127.0.0.1:8080`), lowercased, if sent.
+    pub host_header: Option<String>,
     /// The host the request is addressed to (the `Host` header without its port), if named.
     pub host: Option<String>,
+    /// The `Origin` header (`http://127.0.0.1:8080`, or `null`), lowercased, if sent: where a
+    /// browser says a request comes from.
+    pub origin: Option<String>,
+    /// The `Sec-Fetch-Site` header (`same-origin`, `same-site`, `cross-site` or `none`),
+    /// lowercased, if sent: how a browser relates the request's page to the server.
+    pub fetch_site: Option<String>,
     /// Whether the client takes server-sent events (`Accept: text/event-stream`): progress as
     /// a search goes, then its answer.
     pub wants_events: bool,
 }
 
-/// Why a request could not be read.
-#[derive(Debug, PartialEq, Eq)]
-pub enum ReadError {
-    /// The client closed the connection, or was too slow: nothing to answer.
-    Gone,
-    /// The head is not HTTP, or too long: answer 400 with this text.
-    Malformed(String),
-}
-
-/// A request's head and the bytes read past it (the start of its body).
-pub struct HeadRead {
-    /// The head.
-    pub head: Head,
-    /// What came after the head's blank line in the same reads.
-    pub rest: Vec<u8>,
-}
-
-/// Reads a request's head from `stream` (with [`READ_TIMEOUT`] on every read).
-pub fn read_head(stream: &mut TcpStream) -> Result<HeadRead, ReadError> {
-    stream
-        .set_read_timeout(Some(READ_TIMEOUT))
-        .map_err(|_| ReadError::Gone)?;
-    let mut bytes = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 2048];
-    let end = loop {
-        if let Some(end) = find_blank_line(&bytes) {
-            break end;
-        }
-        if bytes.len() > MAX_HEAD_BYTES {
-            return Err(ReadError::Malformed(format!(
-                "the request's head is longer than {MAX_HEAD_BYTES} bytes"
-            )));
-        }
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => return Err(ReadError::Gone),
-            Ok(read) => bytes.extend_from_slice(&chunk[..read]),
-        }
-    };
-    let head = parse_head(&bytes[..end])?;
-    Ok(HeadRead {
-        head,
-        rest: bytes[end + 4..].to_vec(),
-    })
-}
-
-/// Reads the body of `length` bytes that follows a head, `rest` of it already read, within
-/// [`BODY_TIMEOUT`] in all; `None` when the client went away or was too slow.
-pub fn read_body(stream: &mut TcpStream, mut rest: Vec<u8>, length: usize) -> Option<Vec<u8>> {
-    let deadline = Instant::now() + BODY_TIMEOUT;
-    rest.truncate(length);
-    let mut body = rest;
-    body.reserve_exact(length - body.len());
-    let mut chunk = vec![0u8; 64 << 10];
-    while body.len() < length {
-        let left = deadline.checked_duration_since(Instant::now())?;
-        stream.set_read_timeout(Some(left.min(READ_TIMEOUT))).ok()?;
-        let want = (length - body.len()).min(chunk.len());
-        match stream.read(&mut chunk[..want]) {
-            Ok(0) | Err(_) => return None,
-            Ok(read) => body.extend_from_slice(&chunk[..read]),
-        }
+/// The head of a request whose first bytes are `bytes`, and where its body starts, once the
+/// head is whole (`Ok(None)` until then); an error, with the words for a 400, when it is not
+/// HTTP or grew past [`MAX_HEAD_BYTES`] without ending.
+pub fn head_of(bytes: &[u8]) -> Result<Option<(Head, usize)>, String> {
+    match find_blank_line(bytes) {
+        Some(end) if end <= MAX_HEAD_BYTES => Ok(Some((parse_head(&bytes[..end])?, end + 4))),
+        None if bytes.len() <= MAX_HEAD_BYTES => Ok(None),
+        _ => Err(format!(
+            "the request's head is longer than {MAX_HEAD_BYTES} bytes"
+        )),
     }
-    Some(body)
 }
 
 /// Where the head ends (the first blank line), if it has.
@@ -117,54 +82,58 @@ fn find_blank_line(bytes: &[u8]) -> Option<usize> {
     bytes.windows(4).position(|w| w == b"\r\n\r\n")
 }
 
-/// Reads the request line and the headers that matter of a head (without its blank line).
-pub fn parse_head(bytes: &[u8]) -> Result<Head, ReadError> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|_| ReadError::Malformed("the request's head is not UTF-8".into()))?;
+/// Reads the request line and the headers that matter of a head (without its blank line); an
+/// error says what is not HTTP in it.
+pub fn parse_head(bytes: &[u8]) -> Result<Head, String> {
+    let text =
+        std::str::from_utf8(bytes).map_err(|_| "the request's head is not UTF-8".to_string())?;
     let mut lines = text.split("\r\n");
     let request_line = lines.next().unwrap_or_default();
     let mut parts = request_line.split(' ');
     let (Some(method), Some(target), Some(version), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
     else {
-        return Err(ReadError::Malformed(format!(
-            "not an HTTP request line: `{request_line}`"
-        )));
+        return Err(format!("not an HTTP request line: `{request_line}`"));
     };
     if !version.starts_with("HTTP/1.") || method.is_empty() || !target.starts_with('/') {
-        return Err(ReadError::Malformed(format!(
-            "not an HTTP/1 request line: `{request_line}`"
-        )));
+        return Err(format!("not an HTTP/1 request line: `{request_line}`"));
     }
-    let mut body = BodyLength::None;
-    let mut wants_events = false;
-    let mut host = None;
+    let mut head = Head {
+        method: method.to_string(),
+        target: target.to_string(),
+        body: BodyLength::None,
+        host_header: None,
+        host: None,
+        origin: None,
+        fetch_site: None,
+        wants_events: false,
+    };
     for line in lines {
         let Some((name, value)) = line.split_once(':') else {
-            return Err(ReadError::Malformed(format!("not a header: `{line}`")));
+            return Err(format!("not a header: `{line}`"));
         };
         let value = value.trim();
-        if name.eq_ignore_ascii_case("content-length") && body != BodyLength::Undeclared {
-            body = match value.parse::<u64>() {
+        if name.eq_ignore_ascii_case("content-length") && head.body != BodyLength::Undeclared {
+            head.body = match value.parse::<u64>() {
                 Ok(0) => BodyLength::None,
                 Ok(length) => BodyLength::Declared(length),
                 Err(_) => BodyLength::Undeclared,
             };
         } else if name.eq_ignore_ascii_case("transfer-encoding") {
-            body = BodyLength::Undeclared;
+            head.body = BodyLength::Undeclared;
         } else if name.eq_ignore_ascii_case("accept") {
-            wants_events |= value.contains("text/event-stream");
+            head.wants_events |= value.contains("text/event-stream");
         } else if name.eq_ignore_ascii_case("host") {
-            host = Some(host_name(value).to_ascii_lowercase());
+            let value = value.to_ascii_lowercase();
+            head.host = Some(host_name(&value).to_string());
+            head.host_header = Some(value);
+        } else if name.eq_ignore_ascii_case("origin") {
+            head.origin = Some(value.to_ascii_lowercase());
+        } else if name.eq_ignore_ascii_case("sec-fetch-site") {
+            head.fetch_site = Some(value.to_ascii_lowercase());
         }
     }
-    Ok(Head {
-        method: method.to_string(),
-        target: target.to_string(),
-        body,
-        host,
-        wants_events,
-    })
+    Ok(head)
 }
 
 /// The host of a `Host` header's value, without its port (`[::1]:8080` is `::1`).
@@ -193,7 +162,9 @@ fn reason(status: u16) -> &'static str {
         405 => "Method Not Allowed",
         411 => "Length Required",
         413 => "Content Too Large",
+        408 => "Request Timeout",
         422 => "Unprocessable Content",
+        500 => "Internal Server Error",
         503 => "Service Unavailable",
         _ => "Error",
     }
@@ -228,65 +199,137 @@ impl Answer {
     }
 }
 
-/// Writes a whole answer and closes the connection (with [`WRITE_TIMEOUT`]); a client that
-/// went away needs no answer.
-pub fn respond(mut stream: TcpStream, answer: &Answer) {
+/// Writes `bytes` to `stream` by `deadline`, or by [`SHUTDOWN_WRITE_TIMEOUT`] after `stop` is
+/// seen raised, whichever comes first: a client that takes its answer a byte at a time holds
+/// a thread no longer than that. An error when the client went away or was too slow.
+fn write_by(
+    stream: &mut TcpStream,
+    bytes: &[u8],
+    deadline: Instant,
+    stop: &AtomicBool,
+) -> std::io::Result<()> {
+    let mut deadline = deadline;
+    let mut stop_seen = false;
+    let mut written = 0;
+    while written < bytes.len() {
+        let now = Instant::now();
+        if !stop_seen && stop.load(Ordering::Relaxed) {
+            stop_seen = true;
+            deadline = deadline.min(now + SHUTDOWN_WRITE_TIMEOUT);
+        }
+        let left = deadline
+            .checked_duration_since(now)
+            .filter(|left| !left.is_zero())
+            .ok_or(std::io::ErrorKind::TimedOut)?;
+        stream.set_write_timeout(Some(left.min(WRITE_SLICE)))?;
+        match stream.write(&bytes[written..]) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(count) => written += count,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The head of `answer`, with its blank line.
+fn head_of_answer(answer: &Answer) -> String {
     let disposition = answer.file_name.as_ref().map_or_else(String::new, |name| {
         format!("Content-Disposition: attachment; filename=\"{name}\"\r\n")
     });
-    let head = format!(
+    format!(
         "HTTP/1.1 {} {}\r\nContent-Type: {}\r\n{disposition}Content-Length: {}\r\n\
          Cache-Control: no-store\r\nConnection: close\r\n\r\n",
         answer.status,
         reason(answer.status),
         answer.content_type,
         answer.body.len()
-    );
-    let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
-    let _ = stream
-        .write_all(head.as_bytes())
-        .and_then(|()| stream.write_all(&answer.body))
-        .and_then(|()| stream.flush());
+    )
+}
+
+/// Writes a whole answer within [`WRITE_TIMEOUT`] and closes the connection; a client that
+/// went away (or takes too long) needs no answer.
+pub fn respond(mut stream: TcpStream, answer: &Answer, stop: &AtomicBool) {
+    let deadline = Instant::now() + WRITE_TIMEOUT;
+    let _ = write_by(
+        &mut stream,
+        head_of_answer(answer).as_bytes(),
+        deadline,
+        stop,
+    )
+    .and_then(|()| write_by(&mut stream, &answer.body, deadline, stop));
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+}
+
+/// Writes a short answer without waiting: for the accepting thread, whose sockets do not
+/// block, to refuse a connection (503, 408) with what fits in the socket's buffer at once (all
+/// of a short answer, on a connection that has been sent nothing yet), and close it.
+pub fn respond_at_once(mut stream: TcpStream, answer: &Answer) {
+    let mut bytes = head_of_answer(answer).into_bytes();
+    bytes.extend_from_slice(&answer.body);
+    let _ = stream.set_nonblocking(true);
+    let _ = stream.write(&bytes);
     let _ = stream.shutdown(std::net::Shutdown::Both);
 }
 
 /// Starts a stream of server-sent events: the head of an answer whose body runs until the
 /// connection closes.
-pub fn start_events(stream: &mut TcpStream) -> std::io::Result<()> {
-    stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
-    stream.write_all(
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n\
-          Cache-Control: no-store\r\nConnection: close\r\n\r\n",
-    )?;
-    stream.flush()
+pub fn start_events(stream: &mut TcpStream, stop: &AtomicBool) -> std::io::Result<()> {
+    let head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n\
+          Cache-Control: no-store\r\nConnection: close\r\n\r\n";
+    write_by(stream, head, Instant::now() + EVENT_TIMEOUT, stop)
 }
 
-/// Sends one event, `event: NAME` with `data` (one line of JSON).
-pub fn send_event(stream: &mut TcpStream, name: &str, data: &str) -> std::io::Result<()> {
+/// Sends one event, `event: NAME` with `data` (one line of JSON), within `timeout`.
+pub fn send_event(
+    stream: &mut TcpStream,
+    name: &str,
+    data: &str,
+    timeout: Duration,
+    stop: &AtomicBool,
+) -> std::io::Result<()> {
     debug_assert!(!data.contains('\n'), "an event's data is one line");
-    stream.write_all(format!("event: {name}\ndata: {data}\n\n").as_bytes())?;
-    stream.flush()
+    let event = format!("event: {name}\ndata: {data}\n\n");
+    write_by(stream, event.as_bytes(), Instant::now() + timeout, stop)
 }
 
-/// Whether the client closed its end of `stream` (a request is whole before its answer is
-/// searched for, so anything but more bytes or silence means it has gone). Waits at most a
-/// millisecond.
-pub fn client_gone(stream: &TcpStream) -> bool {
+/// The most bytes past a request that one look at its client reads and drops.
+const DRAINED_PER_LOOK: usize = 64 << 10;
+
+/// Whether the client closed its end of `stream`. A request is whole before its answer is
+/// searched for, so whatever else the client sends (a stray byte, a pipelined request) means
+/// nothing: it is read and dropped, up to [`DRAINED_PER_LOOK`] bytes a look, so that the end of
+/// the stream behind it is seen. Waits at most a millisecond.
+pub fn client_gone(stream: &mut TcpStream) -> bool {
     if stream
         .set_read_timeout(Some(Duration::from_millis(1)))
         .is_err()
     {
         return true;
     }
-    let mut byte = [0u8; 1];
-    match stream.peek(&mut byte) {
-        Ok(0) => true,
-        Ok(_) => false,
-        Err(e) => !matches!(
-            e.kind(),
-            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-        ),
+    let mut chunk = [0u8; 4096];
+    let mut drained = 0;
+    while drained < DRAINED_PER_LOOK {
+        match stream.read(&mut chunk) {
+            Ok(0) => return true,
+            Ok(read) => drained += read,
+            Err(e) => {
+                return !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                )
+            }
+        }
     }
+    false
 }
 
 #[cfg(test)]
@@ -335,9 +378,61 @@ mod tests {
             b"\xff\xfe",
         ] {
             assert!(
-                matches!(parse_head(bad), Err(ReadError::Malformed(_))),
+                parse_head(bad).is_err_and(|text| !text.is_empty()),
                 "{bad:?}"
             );
         }
+    }
+
+    /// Random bytes, and valid heads with bytes flipped, inserted and cut, never make the
+    /// reading of a head panic; what is refused is refused with words.
+    #[test]
+    fn random_and_mangled_heads_are_refused_with_words_and_never_panic() {
+        let mut rng = crate::game::Rng::new(63);
+        let valid: &[&[u8]] = &[
+            b"GET /api/show?position=start HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n",
+            b"POST /api/verify?name=a.cert HTTP/1.1\r\nContent-Length: 12\r\n\
+              Origin: http://localhost:8080\r\nSec-Fetch-Site: same-origin\r\n\r\nbody",
+            b"GET /api/solve?position=ee HTTP/1.0\r\nAccept: text/event-stream\r\n\
+              Transfer-Encoding: chunked\r\nHost: [::1]\r\n\r\n",
+        ];
+        let alphabet = b"GET /?:\r\n[]HTTP/1.0 Host Content-Length 0123456789\xff\x00";
+        let mut refused = 0;
+        for case in 0..20_000 {
+            let mut bytes: Vec<u8> = if case % 4 == 0 {
+                let length = rng.below(200);
+                (0..length).map(|_| rng.next_u64() as u8).collect()
+            } else {
+                valid[rng.below(valid.len())].to_vec()
+            };
+            for _ in 0..rng.below(6) {
+                let at = rng.below(bytes.len() + 1);
+                let byte = alphabet[rng.below(alphabet.len())];
+                match rng.below(3) {
+                    0 if at < bytes.len() => bytes[at] = byte,
+                    1 => bytes.insert(at, byte),
+                    _ => bytes.truncate(at),
+                }
+            }
+            match head_of(&bytes) {
+                Ok(Some((head, start))) => {
+                    assert!(start <= bytes.len());
+                    assert!(head.target.starts_with('/'));
+                }
+                Ok(None) => assert!(bytes.len() <= MAX_HEAD_BYTES),
+                Err(text) => {
+                    refused += 1;
+                    assert!(
+                        text.contains("request") || text.contains("header"),
+                        "{text}"
+                    );
+                }
+            }
+        }
+        assert!(refused > 1000, "{refused}");
+        // A head that does not end within the limit is refused, however it goes on.
+        let long = [b'a'; MAX_HEAD_BYTES + 1];
+        assert!(head_of(&long).is_err());
+        assert_eq!(head_of(&long[..MAX_HEAD_BYTES]), Ok(None));
     }
 }

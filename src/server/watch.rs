@@ -1,12 +1,13 @@
-//! A search request watched while it runs: its search runs on a thread of its own while the
-//! request's thread watches the client and the clock. The search stops when the client goes
-//! away, when the request's time is up, or when the server stops; a client that takes
-//! server-sent events gets the search's progress as it goes, then its answer.
+//! A search request (or a certificate's check) watched while it runs: its work runs on a thread
+//! of its own while the request's thread watches the client and the clock. The work stops when
+//! the client goes away, when the request's time is up, or when the server stops; a client that
+//! takes server-sent events gets the search's progress as it goes, then its answer.
 
 use super::answers::{Progress, Searches};
 use super::api::Request;
-use super::http::{client_gone, respond, send_event, start_events, Answer};
-use super::SearchSlot;
+use super::http::EVENT_TIMEOUT;
+use super::http::{client_gone, respond, send_event, start_events, Answer, WRITE_TIMEOUT};
+use super::Permit;
 use std::net::TcpStream;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,16 +19,17 @@ const WATCH_EVERY: Duration = Duration::from_millis(50);
 /// How often a client that takes events gets a progress event.
 pub const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
-/// Answers `request` (a search) on `stream`: as one JSON answer, or with `events` as
-/// server-sent events (`progress` every [`PROGRESS_EVERY`], then `result` with the answer or
-/// `error` with `{"error": TEXT}`).
+/// Answers `request` (a search, or a check of the certificate `body`) on `stream`: as one JSON
+/// answer, or with `events` as server-sent events (`progress` every [`PROGRESS_EVERY`], then
+/// `result` with the answer or `error` with `{"error": TEXT}`).
 /// `slot` is given back once the answer is ready, before it is written.
 pub fn answer_watched(
     mut stream: TcpStream,
     events: bool,
     searches: &Searches,
     request: &Request,
-    slot: SearchSlot<'_>,
+    body: &[u8],
+    slot: Permit<'_>,
 ) {
     let stop = AtomicBool::new(false);
     let progress = Progress::default();
@@ -36,7 +38,7 @@ pub fn answer_watched(
         .options_for(request)
         .time_limit
         .map(|limit| start + limit);
-    let mut streaming = events && start_events(&mut stream).is_ok();
+    let mut streaming = events && start_events(&mut stream, searches.stop).is_ok();
     if events && !streaming {
         stop.store(true, Ordering::Relaxed);
     }
@@ -46,7 +48,7 @@ pub fn answer_watched(
         scope.spawn(move || {
             // A panic is a bug; it answers 500 rather than taking the server down with it.
             let answer = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                searches.answer(request, stop, progress)
+                searches.answer(request, body, stop, progress)
             }));
             let _ = done.send(answer.unwrap_or_else(|_| {
                 Answer::error(
@@ -67,7 +69,7 @@ pub fn answer_watched(
             let now = Instant::now();
             if searches.stop.load(Ordering::Relaxed)
                 || deadline.is_some_and(|deadline| now >= deadline)
-                || client_gone(&stream)
+                || client_gone(&mut stream)
             {
                 stop.store(true, Ordering::Relaxed);
             }
@@ -75,7 +77,8 @@ pub fn answer_watched(
                 last_event = now;
                 let data = serde_json::to_string(&progress.json(request, start.elapsed()))
                     .expect("progress serialises");
-                if send_event(&mut stream, "progress", &data).is_err() {
+                if send_event(&mut stream, "progress", &data, EVENT_TIMEOUT, searches.stop).is_err()
+                {
                     streaming = false;
                     stop.store(true, Ordering::Relaxed);
                 }
@@ -84,7 +87,7 @@ pub fn answer_watched(
     });
     drop(slot);
     if !events {
-        return respond(stream, &answer);
+        return respond(stream, &answer, searches.stop);
     }
     if streaming {
         let name = if answer.status == 200 {
@@ -92,7 +95,8 @@ pub fn answer_watched(
         } else {
             "error"
         };
-        let _ = send_event(&mut stream, name, &String::from_utf8_lossy(&answer.body));
+        let data = String::from_utf8_lossy(&answer.body);
+        let _ = send_event(&mut stream, name, &data, WRITE_TIMEOUT, searches.stop);
     }
     let _ = stream.shutdown(std::net::Shutdown::Both);
 }

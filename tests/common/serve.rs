@@ -20,6 +20,11 @@ impl Served {
     /// `uttt serve` on a free port with a 64 MiB table, one thread unless `extra` (more
     /// options) says otherwise.
     pub fn start(extra: &[&str]) -> Served {
+        Served::start_with_env(extra, &[])
+    }
+
+    /// [`Served::start`] with the environment variables `env` set.
+    pub fn start_with_env(extra: &[&str], env: &[(&str, &str)]) -> Served {
         let threads: &[&str] = if extra.contains(&"--threads") {
             &[]
         } else {
@@ -29,6 +34,7 @@ impl Served {
             .args(["serve", "--port", "0", "--table-mem", "64M"])
             .args(threads)
             .args(extra)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

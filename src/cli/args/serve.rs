@@ -14,6 +14,13 @@ pub struct ServeArgs {
     /// The address to listen on: 127.0.0.1 (this machine only) unless another is given.
     #[arg(long, value_name = "ADDRESS", default_value = "127.0.0.1")]
     pub bind: std::net::IpAddr,
+    /// A host name requests may be addressed to (repeatable), besides localhost, the loopback
+    /// addresses and the address a client connected to: the name this machine is reached by
+    /// when --bind makes it reachable from elsewhere. Requests addressed to any other name are
+    /// refused, so that a page elsewhere cannot reach the server through a name that resolves
+    /// here (DNS rebinding).
+    #[arg(long, value_name = "NAME")]
+    pub allow_host: Vec<String>,
     /// The database of solved positions that every search consults and fills (created if
     /// missing): the one file the server opens.
     #[arg(long, value_name = "PATH")]
