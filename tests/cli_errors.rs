@@ -75,3 +75,26 @@ fn show_prints_the_notation_and_legal_moves() {
         "no colour when not on a terminal"
     );
 }
+
+#[test]
+fn durations_past_ten_years_are_refused_naming_the_value() {
+    // Once an overflow of the clock ("overflow when adding duration to instant", exit 134).
+    let huge = "18000000000000000000s";
+    let cases: [&[&str]; 5] = [
+        &["solve", "start", "--time-limit", huge],
+        &["serve", "--time-limit", huge],
+        &["review", "ee ea", "--time-limit", huge],
+        &["solve", "start", "--job-time", huge],
+        &["solve", "start", "--time-limit", "87601h"],
+    ];
+    for args in cases {
+        let (code, _, stderr) = uttt(args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        let value = args[args.len() - 1];
+        assert!(
+            stderr.contains(&format!("duration `{value}` is more than 10 years")),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

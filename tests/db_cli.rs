@@ -191,3 +191,62 @@ fn files_that_are_not_databases_and_bad_fact_lines_are_refused_with_their_place(
     assert!(err.contains("facts.jsonl:2:"), "file and line named: {err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Makes `path` a database as the first uttt with one wrote it: schema version 1, the facts
+/// alone (later versions added campaigns and bounded facts).
+fn version_1_database(path: &std::path::Path) {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .execute_batch(
+            "PRAGMA application_id = 1970566260;
+             PRAGMA user_version = 1;
+             CREATE TABLE facts (
+                 position BLOB NOT NULL, attacker TEXT NOT NULL, wins INTEGER NOT NULL,
+                 work INTEGER NOT NULL, best_move TEXT, source TEXT NOT NULL,
+                 created INTEGER NOT NULL, notation TEXT NOT NULL,
+                 PRIMARY KEY (position, attacker)) WITHOUT ROWID;",
+        )
+        .unwrap();
+}
+
+#[test]
+fn two_processes_that_open_an_old_or_a_new_database_at_once_both_succeed() {
+    // `uttt serve --db f` and `uttt campaign run --db f` started together once failed in the
+    // second with "table bounded_facts already exists": both read the old version, both
+    // migrated. Each round starts two processes on one file at once (an old file, then a new
+    // one), so that their migrations overlap.
+    let dir = common::temp_dir("db-race");
+    let empty = dir.join("none.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let empty = empty.to_str().unwrap();
+    for round in 0..6 {
+        let path = dir.join(format!("race-{round}.db"));
+        let db = path.to_str().unwrap();
+        let args: [&str; 4] = if round % 2 == 0 {
+            version_1_database(&path);
+            ["db", "stats", db, "--json"]
+        } else {
+            // A missing file: both create it.
+            ["db", "import", db, empty]
+        };
+        let children: Vec<_> = (0..2).map(|_| common::spawn_fed(&args, b"")).collect();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "round {round}: {stderr}");
+        }
+        let version: i32 = rusqlite::Connection::open(&path)
+            .unwrap()
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(
+            version, 3,
+            "round {round}: brought up to the current version"
+        );
+        let (code, stats, err) = run_uttt(&["db", "stats", db, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let stats: Value = serde_json::from_str(&stats).unwrap();
+        assert_eq!(stats["facts"], 0, "round {round}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

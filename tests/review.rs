@@ -53,7 +53,8 @@ fn reviewed(moves: &[Move], options: &SolveOptions, table_bytes: u64) -> Review 
         if let ReviewEvent::Solved { ply, .. } = event {
             solved.push(ply);
         }
-    });
+    })
+    .expect("the solves agree");
     let expected: Vec<usize> = review
         .plies
         .iter()
@@ -267,7 +268,8 @@ fn a_review_with_no_stop_rule_walks_to_the_start() {
     let limits = ReviewLimits {
         unknowns_in_a_row: None,
     };
-    let review = review(&Position::start(), game, &mut solver, limits, |_| {});
+    let review =
+        review(&Position::start(), game, &mut solver, limits, |_| {}).expect("the solves agree");
     assert_eq!(review.end, WalkEnd::Start);
     assert!(review.plies.iter().all(|p| p.reviewed));
     assert_eq!(review.plies.len(), game.len() + 1);
@@ -288,7 +290,8 @@ fn a_stopped_solver_ends_the_walk_at_once() {
     let limits = ReviewLimits {
         unknowns_in_a_row: Some(2),
     };
-    let review = review(&Position::start(), game, &mut solver, limits, |_| {});
+    let review =
+        review(&Position::start(), game, &mut solver, limits, |_| {}).expect("the solves agree");
     assert_eq!(review.end, WalkEnd::Stopped);
     assert_eq!(review.positions_reviewed(), 1, "only the final position");
 }

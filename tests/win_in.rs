@@ -203,7 +203,8 @@ fn a_review_gives_each_won_positions_distance_and_flags_slower_wins() {
             limits,
             WinInMode::Exact,
             |_| {},
-        );
+        )
+        .expect("the solves agree");
         for (ply, p) in review.plies.iter().enumerate() {
             if !p.reviewed || p.position.stone_count() < 46 {
                 continue;

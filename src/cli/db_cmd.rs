@@ -4,10 +4,10 @@
 
 use super::args::{DbCheckArgs, DbCommand, DbImportArgs, DbStatsArgs};
 use super::memory::anonymous_table;
-use super::units::show_bytes;
 use super::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::{Database, Fact};
 use crate::search::{Engine, SolveOptions};
+use crate::services::units::show_bytes;
 use crate::services::{Solver, Verdict};
 use anyhow::Context;
 use std::io::{BufRead, Write};

@@ -12,7 +12,6 @@ mod perft_cmd;
 mod serve_cmd;
 mod show;
 mod solve;
-mod units;
 mod verify_cmd;
 
 use args::{Cli, Command};

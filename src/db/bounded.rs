@@ -18,7 +18,7 @@ use rusqlite::{params, Connection};
 /// The table of bounded facts (schema version 3). `plies` counts from the position stored, so
 /// it is the same in every symmetric image.
 pub(super) const SCHEMA: &str = "
-    CREATE TABLE bounded_facts (
+    CREATE TABLE IF NOT EXISTS bounded_facts (
         position BLOB NOT NULL,
         attacker TEXT NOT NULL CHECK (attacker IN ('X', 'O')),
         plies INTEGER NOT NULL CHECK (plies BETWEEN 0 AND 81),

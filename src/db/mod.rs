@@ -180,6 +180,79 @@ struct FactRow<'a> {
     best_move: Option<String>,
 }
 
+/// The marks of a SQLite file that say what it is: its application, its schema's version and
+/// whether it has any tables.
+#[derive(Clone, Copy)]
+struct Marks {
+    /// `PRAGMA application_id`: [`APPLICATION_ID`] for a uttt database, 0 for a new file.
+    application_id: i32,
+    /// `PRAGMA user_version`: the schema's version.
+    version: i32,
+    /// Objects (tables, indexes) in the file: none in a new file.
+    objects: i64,
+}
+
+impl Marks {
+    fn read(conn: &Connection) -> rusqlite::Result<Marks> {
+        let pragma = |name: &str| conn.query_row(&format!("PRAGMA {name}"), [], |row| row.get(0));
+        Ok(Marks {
+            application_id: pragma("application_id")?,
+            version: pragma("user_version")?,
+            objects: conn.query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))?,
+        })
+    }
+
+    /// A new, empty file.
+    fn new_file(self) -> bool {
+        self.application_id == 0 && self.objects == 0
+    }
+
+    /// Whether the schema must be created or brought up to date (a file of another
+    /// application, or of a later uttt, is refused untouched).
+    fn need_schema(self) -> bool {
+        self.new_file() || (self.application_id == APPLICATION_ID && self.version < SCHEMA_VERSION)
+    }
+}
+
+/// The steps from each older schema version to the next: the SQL that brings a file of
+/// version `from` to `from + 1`.
+const UPGRADES: [(i32, &str); 2] = [(1, campaign::SCHEMA), (2, bounded::SCHEMA)];
+
+/// Creates the schema in a new file, or brings the schema of an older one up to date, as
+/// `marks` (read within the caller's write transaction) say. Every statement creates only what
+/// is missing (`IF NOT EXISTS`), so a step that another uttt began, or a file a person half
+/// built, cannot fail on what is there already.
+fn build_schema(conn: &Connection, marks: Marks) -> rusqlite::Result<()> {
+    let mut version = marks.version;
+    if marks.new_file() {
+        conn.execute_batch(&format!(
+            "PRAGMA application_id = {APPLICATION_ID};
+             CREATE TABLE IF NOT EXISTS facts (
+                 position BLOB NOT NULL,
+                 attacker TEXT NOT NULL CHECK (attacker IN ('X', 'O')),
+                 wins INTEGER NOT NULL CHECK (wins IN (0, 1)),
+                 work INTEGER NOT NULL,
+                 best_move TEXT,
+                 source TEXT NOT NULL,
+                 created INTEGER NOT NULL,
+                 notation TEXT NOT NULL,
+                 PRIMARY KEY (position, attacker)
+             ) WITHOUT ROWID;"
+        ))?;
+        version = 1;
+    } else if marks.application_id != APPLICATION_ID {
+        // Refused by the caller, untouched.
+        return Ok(());
+    }
+    for (from, sql) in UPGRADES {
+        if version == from {
+            version = from + 1;
+            conn.execute_batch(&format!("{sql} PRAGMA user_version = {version};"))?;
+        }
+    }
+    Ok(())
+}
+
 /// An open database. Usable from several threads (one connection, taken in turn).
 pub struct Database {
     connection: Mutex<Connection>,
@@ -227,63 +300,41 @@ impl Database {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Checks the file's marks, creating the schema in a new file.
+    /// Checks the file's marks, creating the schema in a new file and bringing an older one
+    /// up to [`SCHEMA_VERSION`].
     fn prepare(&self) -> Result<(), DbError> {
         let not_ours = |problem: String| DbError::NotADatabase {
             path: self.path.clone(),
             problem,
         };
         let conn = self.connection();
-        // The first read of a file that is not SQLite fails here ("file is not a database").
-        let application_id: i32 = conn
-            .query_row("PRAGMA application_id", [], |row| row.get(0))
-            .map_err(|e| not_ours(e.to_string()))?;
-        let tables: i64 = conn
-            .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
-            .map_err(|e| not_ours(e.to_string()))?;
-        // Before any write: another process may hold the file (a campaign beside a solve).
+        // Before the first read: another process may be writing the file (a campaign beside a
+        // solve), or creating or migrating it at this moment.
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| self.query_error(e))?;
-        if application_id == 0 && tables == 0 {
-            conn.execute_batch(&format!(
-                "PRAGMA application_id = {APPLICATION_ID};
-                 PRAGMA user_version = 1;
-                 CREATE TABLE facts (
-                     position BLOB NOT NULL,
-                     attacker TEXT NOT NULL CHECK (attacker IN ('X', 'O')),
-                     wins INTEGER NOT NULL CHECK (wins IN (0, 1)),
-                     work INTEGER NOT NULL,
-                     best_move TEXT,
-                     source TEXT NOT NULL,
-                     created INTEGER NOT NULL,
-                     notation TEXT NOT NULL,
-                     PRIMARY KEY (position, attacker)
-                 ) WITHOUT ROWID;"
-            ))
-            .map_err(|e| self.query_error(e))?;
-        } else if application_id != APPLICATION_ID {
+        // The first read of a file that is not SQLite fails here ("file is not a database").
+        let marks = Marks::read(&conn).map_err(|e| not_ours(e.to_string()))?;
+        if marks.need_schema() {
+            // Two processes may open a new or old file at once (`uttt serve` and `uttt
+            // campaign run`). The write lock is taken before the marks are read again, so one
+            // of them builds the schema while the other waits (the busy timeout) and then
+            // finds it built: no step runs twice, and none sees a half-built schema.
+            conn.execute_batch("BEGIN IMMEDIATE")
+                .map_err(|e| self.query_error(e))?;
+            let built = Marks::read(&conn).and_then(|marks| build_schema(&conn, marks));
+            let end = if built.is_ok() { "COMMIT" } else { "ROLLBACK" };
+            let ended = conn.execute_batch(end);
+            built.and(ended).map_err(|e| self.query_error(e))?;
+        }
+        let Marks {
+            application_id,
+            version,
+            ..
+        } = Marks::read(&conn).map_err(|e| self.query_error(e))?;
+        if application_id != APPLICATION_ID {
             return Err(not_ours(format!(
                 "a SQLite database of another application (application_id {application_id:#x})"
             )));
-        }
-        let mut version: i32 = conn
-            .query_row("PRAGMA user_version", [], |row| row.get(0))
-            .map_err(|e| self.query_error(e))?;
-        if version == 1 {
-            conn.execute_batch(&format!(
-                "BEGIN; {} PRAGMA user_version = 2; COMMIT;",
-                campaign::SCHEMA
-            ))
-            .map_err(|e| self.query_error(e))?;
-            version = 2;
-        }
-        if version == 2 {
-            conn.execute_batch(&format!(
-                "BEGIN; {} PRAGMA user_version = 3; COMMIT;",
-                bounded::SCHEMA
-            ))
-            .map_err(|e| self.query_error(e))?;
-            version = 3;
         }
         if version != SCHEMA_VERSION {
             return Err(not_ours(format!(

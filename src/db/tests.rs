@@ -33,6 +33,31 @@ impl Drop for TempPath {
     }
 }
 
+/// Makes `file` a database as the first uttt with one wrote it: schema version 1, the facts
+/// alone.
+pub(super) fn version_1_file(file: &TempPath) {
+    Connection::open(&file.0)
+        .unwrap()
+        .execute_batch(
+            "PRAGMA application_id = 1970566260;
+             PRAGMA user_version = 1;
+             CREATE TABLE facts (
+                 position BLOB NOT NULL, attacker TEXT NOT NULL, wins INTEGER NOT NULL,
+                 work INTEGER NOT NULL, best_move TEXT, source TEXT NOT NULL,
+                 created INTEGER NOT NULL, notation TEXT NOT NULL,
+                 PRIMARY KEY (position, attacker)) WITHOUT ROWID;",
+        )
+        .unwrap();
+}
+
+/// The schema version `file` is marked with.
+pub(super) fn schema_version(file: &TempPath) -> i32 {
+    Connection::open(&file.0)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .unwrap()
+}
+
 /// `ee ea ab`: a position that no symmetry but the identity leaves unchanged (only the
 /// main diagonal's reflection keeps board a and cell a, and it moves cell b).
 pub(super) fn position() -> Position {
@@ -229,4 +254,34 @@ fn an_unbounded_no_is_a_no_within_every_bound_and_contradictions_are_refused() {
         ])
         .unwrap();
     assert_eq!(stored.new, 2);
+}
+
+#[test]
+fn two_connections_that_open_an_old_or_new_file_at_once_both_succeed() {
+    // Each round both threads open the file at the same moment: one migrates (or creates) it,
+    // the other waits for it and finds the work done, instead of failing on a table that is
+    // already there.
+    for round in 0..8 {
+        let file = TempPath::new(&format!("race-{round}"));
+        if round % 2 == 0 {
+            version_1_file(&file);
+        }
+        let barrier = std::sync::Barrier::new(2);
+        std::thread::scope(|scope| {
+            let opens: Vec<_> = (0..2)
+                .map(|_| {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        Database::open(&file.0).map(|_| ())
+                    })
+                })
+                .collect();
+            for open in opens {
+                if let Err(error) = open.join().unwrap() {
+                    panic!("round {round}: {}", error.with_causes());
+                }
+            }
+        });
+        assert_eq!(schema_version(&file), SCHEMA_VERSION, "round {round}");
+    }
 }

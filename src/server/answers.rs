@@ -204,8 +204,10 @@ impl Searches<'_> {
                         progress.positions_done.fetch_add(1, Ordering::Relaxed);
                     }
                 };
-                let reviewed = review_win_in(&start, moves, &mut solver, limits, *win_in, on_event);
-                json(&review_lines(&reviewed, &options))
+                match review_win_in(&start, moves, &mut solver, limits, *win_in, on_event) {
+                    Ok(reviewed) => json(&review_lines(&reviewed, &options)),
+                    Err(disagree) => Answer::error(500, &disagree.to_string()),
+                }
             }
             Request::Certificate { position, .. } => {
                 self.certificate(position, &options, stop, progress)

@@ -3,11 +3,12 @@
 //! text and never reaches a search (see docs/server.md).
 
 use crate::game::{parse_game_arg_under, Game, Move, Position, Rules};
+use crate::services::units::parse_duration;
 use crate::services::WinInMode;
 use std::time::Duration;
 
-/// The limits a request asks for (`time_limit`, in seconds, and `node_limit`); the server's own
-/// bound them.
+/// The limits a request asks for (`time_limit`, a duration as the command line writes it, and
+/// `node_limit`); the server's own bound them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Budget {
     /// The longest its work may take.
@@ -133,20 +134,18 @@ impl Query {
         }
     }
 
-    /// `time_limit` (in seconds) and `node_limit`, where given.
+    /// `time_limit` (a duration as the command line's `--time-limit` takes it: `500ms`, `5s`,
+    /// `1m`, `1h`, or plain seconds such as `2.5`; above zero and at most ten years) and
+    /// `node_limit`, where given.
     fn budget(&self) -> Result<Budget, RequestError> {
         let time_limit = self
             .get("time_limit")
-            .map(|text| {
-                text.parse::<f64>()
-                    .ok()
-                    .filter(|s| s.is_finite() && *s > 0.0)
-                    .and_then(|s| Duration::try_from_secs_f64(s).ok())
-                    .ok_or_else(|| {
-                        RequestError::Bad(format!(
-                            "time_limit: `{text}` is not a positive number of seconds"
-                        ))
-                    })
+            .map(|text| match parse_duration(text) {
+                Ok(limit) if !limit.is_zero() => Ok(limit),
+                Ok(_) => Err(RequestError::Bad(format!(
+                    "time_limit: `{text}` is no time at all"
+                ))),
+                Err(error) => Err(RequestError::Bad(format!("time_limit: {error}"))),
             })
             .transpose()?;
         let node_limit = self
@@ -356,6 +355,20 @@ mod tests {
     }
 
     #[test]
+    fn time_limits_are_read_as_the_command_line_reads_them() {
+        let limit = |text: &str| {
+            let url = format!("/api/solve?position=start&time_limit={text}");
+            parse_request(&url, Rules::Common).map(|request| request.budget().time_limit)
+        };
+        assert_eq!(limit("5s"), Ok(Some(Duration::from_secs(5))));
+        assert_eq!(limit("1m"), Ok(Some(Duration::from_secs(60))));
+        assert_eq!(limit("500ms"), Ok(Some(Duration::from_millis(500))));
+        assert_eq!(limit("1h"), Ok(Some(Duration::from_secs(3600))));
+        assert_eq!(limit("2.5"), Ok(Some(Duration::from_millis(2500))));
+        assert!(matches!(limit("87601h"), Err(RequestError::Bad(_))));
+    }
+
+    #[test]
     fn moves_played_on_a_shown_game_extend_it() {
         let played = parse_request("/api/show?position=ee&play=ea+ae", Rules::Common).unwrap();
         assert_eq!(
@@ -404,6 +417,11 @@ mod tests {
         assert!(bad("/api/solve").contains("`position` is missing"));
         assert!(bad("/api/solve?position=zz").starts_with("invalid position `zz`: "));
         assert!(bad("/api/solve?position=start&time_limit=-1").contains("time_limit"));
+        assert!(bad("/api/solve?position=start&time_limit=0").contains("no time at all"));
+        assert!(bad("/api/solve?position=start&time_limit=3d").contains("unknown time unit"));
+        let too_long = bad("/api/solve?position=start&time_limit=18000000000000000000s");
+        assert!(too_long.contains("is more than 10 years"), "{too_long}");
+        assert!(too_long.contains("`18000000000000000000s`"), "{too_long}");
         assert!(bad("/api/solve?position=start&node_limit=1e6").contains("node_limit"));
         assert!(bad("/api/analyze?position=start&win_in=soon").contains("win_in"));
         assert!(bad("/api/show?position=ee&play=aa").contains("not a legal move"));

@@ -8,7 +8,8 @@
 //!   lost), [`campaign`] (a solve kept in the database: running it, where it stands),
 //!   [`certify`](mod@certify) (proof certificates from a solved table or campaign, written to
 //!   files and checked), and [`player`] (games played by short searches).
-//! - [`json`]: the documented JSON objects of the answers, the same for every front end.
+//! - [`json`]: the documented JSON objects of the answers, the same for every front end;
+//!   [`units`]: the sizes and durations people write, read the same by every front end.
 
 pub mod analyze;
 pub mod campaign;
@@ -19,6 +20,7 @@ pub mod player;
 pub mod report;
 pub mod review;
 pub mod solve;
+pub mod units;
 
 pub use analyze::{Analysis, MoveAnalysis};
 pub use certify::{

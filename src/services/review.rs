@@ -9,6 +9,7 @@ use super::solve::{Solver, WinIn, WinInAnswer, WinInMode};
 use crate::game::{Move, Player, Position};
 use crate::table::TableCounters;
 use serde::{Deserialize, Serialize};
+use std::fmt;
 use std::time::{Duration, Instant};
 
 /// What a move did to the value of the game for the player who made it.
@@ -310,36 +311,113 @@ fn rank_for(value: Verdict, player: Player) -> Option<u8> {
     }
 }
 
-/// The mark of a move by `mover` that took the game from a position of value `before` to one
-/// of value `after`. A move cannot raise its mover's value (the value is the best over the
-/// moves); a solver that says otherwise has a bug, which is not hidden as a good mark.
-fn mark_of(mover: Player, before: Verdict, after: Verdict) -> Mark {
-    match (rank_for(before, mover), rank_for(after, mover)) {
-        (Some(b), Some(a)) if a == b => Mark::Best,
-        (Some(2), Some(0)) => Mark::Blunder,
-        (Some(b), Some(a)) if a + 1 == b => Mark::Mistake,
-        (Some(b), Some(a)) => panic!(
-            "a move by {mover} raised its value from rank {b} to {a}: the solves contradict each other"
-        ),
-        _ => Mark::Unknown,
+/// Two answers of a review that cannot both be right: the move played at `ply` raised its
+/// mover's value, which no move can do (the value of a position is the best over its moves).
+/// One of the two positions' answers is wrong: a wrong fact in the database (`uttt db import`
+/// takes facts it cannot check; `uttt db check` finds them), or a bug.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolvesDisagree {
+    /// The ply of the move (the position before it).
+    pub ply: usize,
+    /// The move played there.
+    pub played: Move,
+    /// The player who made it.
+    pub mover: Player,
+    /// The value of the position before the move.
+    pub before: Verdict,
+    /// The value of the position after it.
+    pub after: Verdict,
+}
+
+impl fmt::Display for SolvesDisagree {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let words = |value: Verdict| match value {
+            Verdict::Wins(player) => format!("a win for {player}"),
+            Verdict::Draw => "a draw".into(),
+            Verdict::DoesNotWin(player) => format!("no win for {player}"),
+            Verdict::Unknown => "an unknown value".into(),
+        };
+        write!(
+            f,
+            "the solves disagree at ply {} (move {}): {} played {} from {} to {}, but a move \
+             cannot raise its mover's value; one of the two answers is wrong (a wrong fact in \
+             the database, which `uttt db check` finds, or a bug)",
+            self.ply,
+            self.ply + 1,
+            self.mover,
+            self.played,
+            words(self.before),
+            words(self.after)
+        )
     }
+}
+
+impl std::error::Error for SolvesDisagree {}
+
+/// The mark of a move by `mover` that took the game from a position of value `before` to one
+/// of value `after`; `None` when the move raised its mover's value, which no move can do: the
+/// two answers contradict each other (see [`SolvesDisagree`]), and that is not hidden as a
+/// good mark.
+fn mark_of(mover: Player, before: Verdict, after: Verdict) -> Option<Mark> {
+    match (rank_for(before, mover), rank_for(after, mover)) {
+        (Some(b), Some(a)) if a == b => Some(Mark::Best),
+        (Some(2), Some(0)) => Some(Mark::Blunder),
+        (Some(b), Some(a)) if a + 1 == b => Some(Mark::Mistake),
+        (Some(_), Some(_)) => None,
+        _ => Some(Mark::Unknown),
+    }
+}
+
+/// Marks each move of the reviewed `plies` by the values on both sides of it (with a better
+/// move for a mistake or a blunder, and a winning move that made the win further off
+/// flagged); refuses a move whose values contradict each other.
+fn mark_moves(plies: &mut [PlyReview]) -> Result<(), SolvesDisagree> {
+    for ply in 0..plies.len().saturating_sub(1) {
+        let (before, after) = (&plies[ply], &plies[ply + 1]);
+        let mover = before.to_move();
+        let mark = mark_of(mover, before.value, after.value).ok_or(SolvesDisagree {
+            ply,
+            played: before
+                .played
+                .expect("every position but the last has its move"),
+            mover,
+            before: before.value,
+            after: after.value,
+        })?;
+        let better = matches!(mark, Mark::Mistake | Mark::Blunder)
+            .then_some(before.best_move)
+            .flatten();
+        let exact = |p: &PlyReview| match p.win_in {
+            WinInAnswer::Win(WinIn::Exact(plies)) => Some(plies),
+            _ => None,
+        };
+        let slower = mark == Mark::Best
+            && before.value == Verdict::Wins(mover)
+            && matches!((exact(before), exact(after)), (Some(b), Some(a)) if a + 1 > b);
+        plies[ply].mark = Some(mark);
+        plies[ply].better_move = better;
+        plies[ply].slower_win = slower;
+    }
+    Ok(())
 }
 
 /// Reviews the game of `moves` played from `first` (the empty board of the game's rule set):
 /// solves its positions from the last back
 /// with `solver` (whose options bound each solve), as far as `limits` allow, telling
 /// `on_event` what it does; then marks each move whose positions on both sides were solved.
+/// Two answers that contradict each other (a move that raised its mover's value) are an error,
+/// since every mark would be in doubt.
 ///
 /// # Panics
 /// When a move is illegal where it is played (the caller reads games with the notation's
-/// checks), or when two solves contradict each other (see `mark_of`).
+/// checks).
 pub fn review(
     first: &Position,
     moves: &[Move],
     solver: &mut Solver<'_>,
     limits: ReviewLimits,
     on_event: impl FnMut(ReviewEvent),
-) -> Review {
+) -> Result<Review, SolvesDisagree> {
     review_win_in(first, moves, solver, limits, WinInMode::Off, on_event)
 }
 
@@ -353,7 +431,7 @@ pub fn review_win_in(
     limits: ReviewLimits,
     mode: WinInMode,
     mut on_event: impl FnMut(ReviewEvent),
-) -> Review {
+) -> Result<Review, SolvesDisagree> {
     let start = Instant::now();
     let mut positions = vec![*first];
     for &mv in moves {
@@ -445,29 +523,13 @@ pub fn review_win_in(
             break;
         }
     }
-    for ply in 0..plies.len() - 1 {
-        let (before, after) = (&plies[ply], &plies[ply + 1]);
-        let mark = mark_of(before.to_move(), before.value, after.value);
-        let better = matches!(mark, Mark::Mistake | Mark::Blunder)
-            .then_some(before.best_move)
-            .flatten();
-        let exact = |p: &PlyReview| match p.win_in {
-            WinInAnswer::Win(WinIn::Exact(plies)) => Some(plies),
-            _ => None,
-        };
-        let slower = mark == Mark::Best
-            && before.value == Verdict::Wins(before.to_move())
-            && matches!((exact(before), exact(after)), (Some(b), Some(a)) if a + 1 > b);
-        plies[ply].mark = Some(mark);
-        plies[ply].better_move = better;
-        plies[ply].slower_win = slower;
-    }
-    Review {
+    mark_moves(&mut plies)?;
+    Ok(Review {
         plies,
         end,
         elapsed: start.elapsed(),
         table: TableReport::of(solver.table(), &counters),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -478,17 +540,17 @@ mod tests {
     fn marks_follow_the_movers_value() {
         use Verdict::{Draw, Unknown, Wins};
         let (x, o) = (Player::X, Player::O);
-        assert_eq!(mark_of(x, Wins(x), Wins(x)), Mark::Best);
-        assert_eq!(mark_of(x, Wins(x), Draw), Mark::Mistake);
-        assert_eq!(mark_of(x, Wins(x), Wins(o)), Mark::Blunder);
-        assert_eq!(mark_of(x, Draw, Wins(o)), Mark::Mistake);
-        assert_eq!(mark_of(x, Draw, Draw), Mark::Best);
-        assert_eq!(mark_of(x, Wins(o), Wins(o)), Mark::Best);
-        assert_eq!(mark_of(o, Wins(o), Draw), Mark::Mistake);
-        assert_eq!(mark_of(o, Draw, Wins(x)), Mark::Mistake);
-        assert_eq!(mark_of(o, Wins(o), Wins(x)), Mark::Blunder);
-        assert_eq!(mark_of(x, Unknown, Draw), Mark::Unknown);
-        assert_eq!(mark_of(x, Wins(x), Unknown), Mark::Unknown);
+        assert_eq!(mark_of(x, Wins(x), Wins(x)), Some(Mark::Best));
+        assert_eq!(mark_of(x, Wins(x), Draw), Some(Mark::Mistake));
+        assert_eq!(mark_of(x, Wins(x), Wins(o)), Some(Mark::Blunder));
+        assert_eq!(mark_of(x, Draw, Wins(o)), Some(Mark::Mistake));
+        assert_eq!(mark_of(x, Draw, Draw), Some(Mark::Best));
+        assert_eq!(mark_of(x, Wins(o), Wins(o)), Some(Mark::Best));
+        assert_eq!(mark_of(o, Wins(o), Draw), Some(Mark::Mistake));
+        assert_eq!(mark_of(o, Draw, Wins(x)), Some(Mark::Mistake));
+        assert_eq!(mark_of(o, Wins(o), Wins(x)), Some(Mark::Blunder));
+        assert_eq!(mark_of(x, Unknown, Draw), Some(Mark::Unknown));
+        assert_eq!(mark_of(x, Wins(x), Unknown), Some(Mark::Unknown));
     }
 
     #[test]
@@ -512,8 +574,58 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "contradict")]
-    fn a_move_that_raises_its_movers_value_is_a_contradiction() {
-        mark_of(Player::X, Verdict::Draw, Verdict::Wins(Player::X));
+    fn a_move_that_raises_its_movers_value_is_a_disagreement_naming_both_values() {
+        assert_eq!(
+            mark_of(Player::X, Verdict::Draw, Verdict::Wins(Player::X)),
+            None
+        );
+        // The game `ee ea`: X's `ee` from a position O wins (a wrong answer) to a draw.
+        let moves: Vec<Move> = ["ee", "ea"].iter().map(|m| m.parse().unwrap()).collect();
+        let mut positions = vec![Position::start()];
+        for &mv in &moves {
+            positions.push(positions[positions.len() - 1].play(mv));
+        }
+        let values = [Verdict::Wins(Player::O), Verdict::Draw, Verdict::Draw];
+        let mut plies: Vec<PlyReview> = positions
+            .iter()
+            .zip(values)
+            .enumerate()
+            .map(|(ply, (&position, value))| PlyReview {
+                ply,
+                position,
+                reviewed: true,
+                value,
+                best_move: None,
+                played: moves.get(ply).copied(),
+                mark: None,
+                better_move: None,
+                elapsed: Duration::ZERO,
+                nodes: 0,
+                from_database: false,
+                deduced: false,
+                win_in: WinInAnswer::NotAsked,
+                slower_win: false,
+            })
+            .collect();
+        let error = mark_moves(&mut plies).unwrap_err();
+        assert_eq!(
+            error,
+            SolvesDisagree {
+                ply: 0,
+                played: moves[0],
+                mover: Player::X,
+                before: Verdict::Wins(Player::O),
+                after: Verdict::Draw,
+            }
+        );
+        let text = error.to_string();
+        assert!(
+            text.contains("at ply 0 (move 1): X played ee from a win for O to a draw"),
+            "{text}"
+        );
+        // Values that agree are marked.
+        plies[0].value = Verdict::Draw;
+        mark_moves(&mut plies).unwrap();
+        assert_eq!(plies[0].mark, Some(Mark::Best));
     }
 }

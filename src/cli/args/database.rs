@@ -3,7 +3,7 @@
 #[cfg(feature = "mpi")]
 use super::MpiArgs;
 use super::{PositionArgs, SearchArgs};
-use crate::cli::units::{parse_duration, parse_size};
+use crate::services::units::{parse_duration, parse_size};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;

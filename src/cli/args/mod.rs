@@ -1,6 +1,6 @@
 //! Command-line options, parsed once into plain structs.
 
-use super::units::{parse_duration, parse_size};
+use crate::services::units::{parse_duration, parse_size};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! The options of `uttt serve`.
 
 use super::RuleSetArg;
-use crate::cli::units::{parse_duration, parse_size};
+use crate::services::units::{parse_duration, parse_size};
 use clap::Args;
 use std::time::Duration;
 

@@ -6,7 +6,6 @@ use super::options::{open_database, open_table, search_options, use_database};
 use super::report::{exit_code, summary_text, SolveJson};
 use crate::cli::args::{AssignmentArg, MpiArgs, PlayerArg, SearchArgs, SolveArgs};
 use crate::cli::memory::fits_in_memory;
-use crate::cli::units::show_bytes;
 use crate::cli::{interrupt, EXIT_OK, EXIT_USAGE};
 use crate::db::Source;
 use crate::distributed::{
@@ -15,6 +14,7 @@ use crate::distributed::{
     MpiWorkers, RankReport, TableUse, WorkerRankSetup,
 };
 use crate::search::{Engine, SolveOptions};
+use crate::services::units::show_bytes;
 use crate::services::{SolveReport, Solver};
 use crate::table::Table;
 use mpi::traits::*;

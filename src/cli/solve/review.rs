@@ -57,7 +57,9 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<i32> {
             },
         )
     });
+    // The table keeps what the solves learned even when their answers disagree.
     table.flush(true)?;
+    let review = review?;
     let text = if args.search.json {
         review_json(&review, &options)?
     } else {

@@ -7,11 +7,11 @@ use super::report::{
 };
 use crate::cli::args::SolveArgs;
 use crate::cli::memory::shortfall;
-use crate::cli::units::show_bytes;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED};
 use crate::db::Source;
 use crate::search::workers::private::with_private_tables;
 use crate::search::{Engine, SolveOptions};
+use crate::services::units::show_bytes;
 use crate::services::{write_and_check, CertificateRequest, Solver};
 use crate::table::Table;
 use std::io::Write;

@@ -1,8 +1,7 @@
 //! Unit tests of `campaign`.
 
-use super::super::tests::{fact, position, TempPath};
+use super::super::tests::{fact, position, schema_version, version_1_file, TempPath};
 use super::*;
-use rusqlite::Connection;
 
 /// A root with two children, the second solved.
 fn small_tree() -> Vec<KeptNode> {
@@ -227,29 +226,17 @@ fn a_kept_tree_the_search_cannot_take_whole_is_named_as_damaged() {
 #[test]
 fn a_version_1_database_gains_campaigns_and_keeps_its_facts() {
     let file = TempPath::new("campaign-v1");
-    {
-        let conn = Connection::open(&file.0).unwrap();
-        conn.execute_batch(
-            "PRAGMA application_id = 1970566260;
-             PRAGMA user_version = 1;
-             CREATE TABLE facts (
-                 position BLOB NOT NULL, attacker TEXT NOT NULL, wins INTEGER NOT NULL,
-                 work INTEGER NOT NULL, best_move TEXT, source TEXT NOT NULL,
-                 created INTEGER NOT NULL, notation TEXT NOT NULL,
-                 PRIMARY KEY (position, attacker)) WITHOUT ROWID;",
-        )
-        .unwrap();
-    }
+    version_1_file(&file);
     let db = Database::open(&file.0).unwrap();
     let pos = position();
     db.store(&[fact(pos, Player::O, true, None)]).unwrap();
     assert!(db.campaign(&pos, None).is_ok());
     drop(db);
-    let version: i32 = Connection::open(&file.0)
-        .unwrap()
-        .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .unwrap();
-    assert_eq!(version, 3, "brought up to campaigns, then to bounded facts");
+    assert_eq!(
+        schema_version(&file),
+        3,
+        "brought up to campaigns, then to bounded facts"
+    );
     let db = Database::open_existing(&file.0).unwrap();
     assert!(db.lookup(&pos).unwrap().o.unwrap().wins);
 }

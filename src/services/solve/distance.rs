@@ -15,6 +15,7 @@
 
 use super::Solver;
 use crate::game::{Player, Position};
+use crate::search::dfpn::deadline_after;
 use crate::search::options::tighter;
 use crate::search::SolveOptions;
 use crate::services::report::{SolveReport, Verdict};
@@ -175,7 +176,9 @@ impl Solver<'_> {
             WinInMode::Exact | WinInMode::Off => None,
         };
         let budget = DistanceBudget {
-            deadline: options.time_limit.map(|limit| start + limit),
+            deadline: options
+                .time_limit
+                .and_then(|limit| deadline_after(start, limit)),
             nodes: tighter(left, share),
         };
         self.distance_with(pos, winner, options, budget)

@@ -14,7 +14,7 @@ use crate::db::campaign::CampaignId;
 use crate::db::key::{canonical, move_back};
 use crate::db::Database;
 use crate::game::{Move, Player, Position};
-use crate::search::dfpn::{Limits, LiveStats};
+use crate::search::dfpn::{deadline_after, Limits, LiveStats};
 use crate::search::options::{Engine, SolveOptions};
 use crate::search::workers::Workers;
 use crate::table::{Table, TableCounters};
@@ -273,7 +273,9 @@ impl<'a> Solver<'a> {
         let never = AtomicBool::new(false);
         let limits = Limits {
             stop: self.stop.unwrap_or(&never),
-            deadline: options.time_limit.map(|t| Instant::now() + t),
+            deadline: options
+                .time_limit
+                .and_then(|t| deadline_after(Instant::now(), t)),
             live: self.live,
         };
         let node_budget = options.node_limit.unwrap_or(u64::MAX);

@@ -1,7 +1,12 @@
-//! Parsing of sizes (`512M`, `1GiB`) and durations (`30s`, `2m`, `1h`) given on the command
-//! line, and sizes shown to people.
+//! Parsing of sizes (`512M`, `1GiB`) and durations (`30s`, `2m`, `1h`) that people give (on
+//! the command line, in the server's queries), and sizes shown to people.
 
 use std::time::Duration;
+
+/// The longest duration accepted: ten years (of 365 days). More is surely a typo, and a
+/// deadline that far off is "no deadline" in effect, while one near `u64::MAX` seconds
+/// overflows the clock (`Instant + Duration` panics).
+pub const MAX_DURATION: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 
 /// Splits `12.5G` into the number and the unit text; `what` names the expected kind of value
 /// in the error.
@@ -40,7 +45,8 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
-/// Parses a duration: a number with an optional unit `ms`, `s` (the default), `m` or `h`.
+/// Parses a duration: a number with an optional unit `ms`, `s` (the default), `m` or `h`, at
+/// most [`MAX_DURATION`].
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let (value, unit) = number_and_unit(text, "a duration (examples: 500ms, 30s, 2m, 1h)")?;
     let seconds = match unit.trim() {
@@ -54,7 +60,10 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             ))
         }
     };
-    Duration::try_from_secs_f64(seconds).map_err(|_| format!("duration `{text}` is out of range"))
+    match Duration::try_from_secs_f64(seconds) {
+        Ok(duration) if duration <= MAX_DURATION => Ok(duration),
+        _ => Err(format!("duration `{text}` is more than 10 years")),
+    }
 }
 
 /// Bytes for people, in binary units: `512 MiB`, `1.5 GiB`, and `12 KiB` below a MiB.
@@ -94,5 +103,11 @@ mod tests {
         assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("3d").is_err());
+        assert_eq!(parse_duration("87600h"), Ok(MAX_DURATION));
+        for too_long in ["87601h", "18000000000000000000s", &"9".repeat(400)] {
+            let error = parse_duration(too_long).unwrap_err();
+            assert!(error.contains("more than 10 years"), "{too_long}: {error}");
+            assert!(error.contains(too_long), "the value is named: {error}");
+        }
     }
 }
