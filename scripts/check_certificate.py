@@ -325,13 +325,15 @@ def check_file(path):
         print("  cannot read: %s" % e)
         return False
     ok = {}
+    # The images of the verified unbounded blocks checked so far (all later than the block being
+    # checked), by rules, prover and the claim they can stand in for: a `wins` block for both
+    # claims, a `holds` block for `holds` only. Kept as the blocks are checked, so that a file of
+    # many blocks costs its length, not its square.
+    stand_ins = {}
     for blk in reversed(blocks):  # references point later: check last to first
         references = set()
         if blk["version"] >= 2 and blk["bound"] is None:
-            for later in blocks[blk["index"]:]:
-                if (ok.get(later["index"]) and later["bound"] is None and later["rules"] == blk["rules"]
-                        and later["prover"] == blk["prover"] and (later["kind"] == "wins" or blk["kind"] == "holds")):
-                    references |= symmetric_images(later["position"])
+            references = stand_ins.get((blk["rules"], blk["prover"], blk["kind"]), set())
         t = time.time()
         try:
             positions, used = check_block(blk, references)
@@ -340,6 +342,11 @@ def check_file(path):
         except Fail as e:
             ok[blk["index"]] = False
             blk["report"] = "FAILED: %s" % e
+        if ok[blk["index"]] and blk["bound"] is None:
+            met = ("wins", "holds") if blk["kind"] == "wins" else ("holds",)
+            for kind in met:
+                stand_ins.setdefault((blk["rules"], blk["prover"], kind), set()).update(
+                    symmetric_images(blk["position"]))
     for blk in blocks:
         print("  block %d (v%d, rules %s): %s at %s: %s" % (blk["index"], blk["version"], blk["rules"], blk["claim"],
                                                           show(blk["rules"], blk["position"]), blk["report"]))

@@ -220,3 +220,25 @@ fn the_temporary_certificate_never_writes_through_a_planted_link() {
     assert!(left.is_empty(), "{left:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_check_past_its_time_limit_stops_with_an_error_and_exit_1() {
+    let dir = common::temp_dir("cert-time-limit");
+    let file = dir.join("draw.cert");
+    let path = file.to_str().unwrap();
+    let (code, _, stderr) = uttt(&["solve", DRAW, "--certificate", path, "--table-mem", "16M"]);
+    assert_eq!(code, 0, "{stderr}");
+    // No time at all: stopped before the first block, nothing stated.
+    let (code, stdout, stderr) = uttt(&["verify", path, "--time-limit", "0ms"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        stderr.contains("stopped before it finished") && stderr.contains("--time-limit"),
+        "{stderr}"
+    );
+    // Time enough: the usual report.
+    let (code, stdout, _) = uttt(&["verify", path, "--time-limit", "1h"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("proves   draw in"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

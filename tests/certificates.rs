@@ -3,9 +3,10 @@
 mod common;
 use common::oracle::{oracle_value_under, OracleRules};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 use uttt::certificate::{
-    leaf, read_blocks, verify_block, verify_blocks, write_block, Block, Claim, ClaimKind, Failure,
-    Goal,
+    check_bytes, check_bytes_until, leaf, read_blocks, verify_block, verify_blocks, write_block,
+    Block, CheckError, Claim, ClaimKind, Failure, Goal,
 };
 use uttt::db::key::canonical;
 use uttt::game::{
@@ -601,4 +602,57 @@ fn a_version_2_reference_holds_under_every_symmetry() {
             Err(Failure::MissingBytes { .. })
         ));
     }
+}
+
+#[test]
+fn thousands_of_blocks_of_one_position_each_refer_to_the_next() {
+    // A hostile file's shape: every block at one position. Each block without moves is a leaf
+    // by rule 4 (its position is the next block's, which verifies), the last holds the proof;
+    // a check that scanned every block of a position for each would take the square.
+    let (pos, mut proof) = sample();
+    proof[0].version = 2;
+    let count = 5_000;
+    let mut blocks = vec![
+        Block {
+            version: 2,
+            claim: proof[0].claim,
+            position: pos,
+            moves: Vec::new(),
+        };
+        count
+    ];
+    blocks.push(proof.remove(0));
+    let (results, referenced) = verify_blocks(&blocks);
+    assert!(results.iter().all(Result::is_ok));
+    assert_eq!(referenced.iter().filter(|&&r| r).count(), count);
+    assert!(!referenced[0]);
+    let check = check_bytes(&file_bytes(&blocks)).unwrap();
+    assert_eq!(check.proves().len(), 1, "{:?}", check.proves());
+}
+
+#[test]
+fn a_raised_stop_flag_or_a_passed_deadline_stops_the_check() {
+    let (_, blocks) = sample();
+    let bytes = file_bytes(&blocks);
+    let lowered = AtomicBool::new(false);
+    let raised = AtomicBool::new(true);
+    let past = Some(Instant::now());
+    let far = Some(Instant::now() + Duration::from_secs(3600));
+    assert!(matches!(
+        check_bytes_until(&bytes, &raised, None),
+        Err(CheckError::Stopped)
+    ));
+    assert!(matches!(
+        check_bytes_until(&bytes, &lowered, past),
+        Err(CheckError::Stopped)
+    ));
+    let check = check_bytes_until(&bytes, &lowered, far).unwrap();
+    assert!(check.all_verified());
+    // A file not in the format is still a format error, with its place.
+    let Err(error) = check_bytes_until(b"hello\n", &lowered, far) else {
+        panic!("`hello` is no certificate");
+    };
+    assert!(matches!(error, CheckError::Format(_)));
+    assert!(error.to_string().contains("block 1, line 1"), "{error}");
+    assert!(CheckError::Stopped.to_string().contains("stopped"));
 }

@@ -1,15 +1,20 @@
 //! Checking a certificate file: every block with the verifier, and what the verified blocks
 //! prove together.
 
-use super::{read_blocks, verify_blocks, Claim, ClaimKind, Failure, FormatError, Verified};
+use super::format::read_blocks_while;
+use super::verify::{verify_blocks_watched, Stopped, Watch};
+use super::{Claim, ClaimKind, Failure, FormatError, Seen, Verified, ZobristHasher};
 use crate::game::{plies_words, Player, Position};
+use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::hash::BuildHasherDefault;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// What verified blocks prove about a position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Statement {
     /// This player wins (a `wins` block).
     Wins(Player),
@@ -90,6 +95,12 @@ pub enum CheckFileError {
         /// Where and how.
         source: FormatError,
     },
+    /// The stop flag was raised or the deadline passed before the check finished (see
+    /// [`check_file_until`]).
+    Stopped {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 impl fmt::Display for CheckFileError {
@@ -99,6 +110,11 @@ impl fmt::Display for CheckFileError {
                 write!(f, "cannot read certificate {}", path.display())
             }
             CheckFileError::Format { path, .. } => write!(f, "certificate {}", path.display()),
+            CheckFileError::Stopped { path } => write!(
+                f,
+                "the check of certificate {} was stopped before it finished",
+                path.display()
+            ),
         }
     }
 }
@@ -108,6 +124,7 @@ impl std::error::Error for CheckFileError {
         match self {
             CheckFileError::Read { source, .. } => Some(source),
             CheckFileError::Format { source, .. } => Some(source),
+            CheckFileError::Stopped { .. } => None,
         }
     }
 }
@@ -154,21 +171,25 @@ impl FileCheck {
     /// file order, each once). The positions of blocks that others refer to are pieces of
     /// those blocks' proofs, and are not stated.
     pub fn proves(&self) -> Vec<Proven> {
-        let stated = || self.blocks.iter().filter(|b| !b.referenced);
-        let mut positions: Vec<Position> = Vec::new();
-        for block in stated() {
-            if !positions.contains(&block.position) {
-                positions.push(block.position);
-            }
+        // The stated blocks of each position in file order, the positions in the order they
+        // first appear; grouped through a map, so that a file of many blocks costs its length.
+        let mut groups: Vec<(Position, Vec<&BlockCheck>)> = Vec::new();
+        let mut group_of: HashMap<Seen, usize, BuildHasherDefault<ZobristHasher>> =
+            HashMap::default();
+        for block in self.blocks.iter().filter(|b| !b.referenced) {
+            let group = *group_of.entry(Seen(block.position)).or_insert_with(|| {
+                groups.push((block.position, Vec::new()));
+                groups.len() - 1
+            });
+            groups[group].1.push(block);
         }
         let mut proven = Vec::new();
-        for pos in positions {
+        for (pos, blocks) in groups {
             // A win within any number of plies is a win; a bounded `holds` says nothing of the
             // plies after its bound.
             let verified = |kind, prover| {
-                stated().any(|b| {
-                    b.position == pos
-                        && b.result.is_ok()
+                blocks.iter().any(|b| {
+                    b.result.is_ok()
                         && b.claim.prover == prover
                         && b.claim.kind == kind
                         && (b.claim.within.is_none() || kind == ClaimKind::Wins)
@@ -189,8 +210,9 @@ impl FileCheck {
                     (false, false) => None,
                 }
             };
-            let bounded = stated()
-                .filter(|b| b.position == pos && b.result.is_ok())
+            let bounded: Vec<Statement> = blocks
+                .iter()
+                .filter(|b| b.result.is_ok())
                 .filter_map(|b| {
                     let plies = b.claim.within?;
                     Some(match b.claim.kind {
@@ -199,22 +221,23 @@ impl FileCheck {
                             Statement::DoesNotWinWithin(b.claim.prover.opponent(), plies)
                         }
                     })
-                });
-            let bounded: Vec<Statement> = bounded.collect();
+                })
+                .collect();
             let distances = [Player::X, Player::O]
                 .into_iter()
                 .filter_map(|player| distance_of(&pos, player, &bounded));
+            // Each statement once: the statements of different positions never repeat.
+            let mut stated = HashSet::new();
             for statement in unbounded
                 .into_iter()
-                .chain(bounded.clone())
+                .chain(bounded.iter().copied())
                 .chain(distances)
             {
-                let new = Proven {
-                    position: pos,
-                    statement,
-                };
-                if !proven.contains(&new) {
-                    proven.push(new);
+                if stated.insert(statement) {
+                    proven.push(Proven {
+                        position: pos,
+                        statement,
+                    });
                 }
             }
         }
@@ -263,30 +286,95 @@ pub fn distance_of(pos: &Position, player: Player, statements: &[Statement]) -> 
 
 /// Reads and checks the certificate at `path`; an error when it cannot be read or parsed.
 pub fn check_file(path: &Path) -> Result<FileCheck, CheckFileError> {
+    check_file_watched(path, &mut Watch::never())
+}
+
+/// [`check_file`], stopped ([`CheckFileError::Stopped`]) once `stop` is raised or `deadline`
+/// has passed (both looked at every few thousand positions, blocks read or blocks checked,
+/// so within milliseconds). What was checked before the stop is dropped: a check proves
+/// nothing until every block is done, since a block's leaves may be the later blocks.
+pub fn check_file_until(
+    path: &Path,
+    stop: &AtomicBool,
+    deadline: Option<Instant>,
+) -> Result<FileCheck, CheckFileError> {
+    check_file_watched(path, &mut Watch::new(stop, deadline))
+}
+
+fn check_file_watched(path: &Path, watch: &mut Watch) -> Result<FileCheck, CheckFileError> {
     let start = Instant::now();
+    let path_buf = || path.to_path_buf();
     let file = std::fs::File::open(path).map_err(|source| CheckFileError::Read {
-        path: path.to_path_buf(),
+        path: path_buf(),
         source,
     })?;
-    check_reader(&mut std::io::BufReader::new(file), start).map_err(|source| {
-        CheckFileError::Format {
-            path: path.to_path_buf(),
+    check_reader(&mut std::io::BufReader::new(file), start, watch).map_err(|error| match error {
+        CheckError::Format(source) => CheckFileError::Format {
+            path: path_buf(),
             source,
-        }
+        },
+        CheckError::Stopped => CheckFileError::Stopped { path: path_buf() },
     })
 }
 
 /// Reads and checks a certificate held in memory (one sent to the server, say); an error when
 /// it is not in the certificate format.
 pub fn check_bytes(bytes: &[u8]) -> Result<FileCheck, FormatError> {
-    check_reader(&mut &bytes[..], Instant::now())
+    check_reader(&mut &bytes[..], Instant::now(), &mut Watch::never()).map_err(
+        |error| match error {
+            CheckError::Format(error) => error,
+            CheckError::Stopped => unreachable!("nothing stops the check"),
+        },
+    )
 }
 
+/// [`check_bytes`], stopped ([`CheckError::Stopped`]) once `stop` is raised or `deadline` has
+/// passed, as [`check_file_until`] is: so that a server can bound what one request costs.
+pub fn check_bytes_until(
+    bytes: &[u8],
+    stop: &AtomicBool,
+    deadline: Option<Instant>,
+) -> Result<FileCheck, CheckError> {
+    check_reader(
+        &mut &bytes[..],
+        Instant::now(),
+        &mut Watch::new(stop, deadline),
+    )
+}
+
+/// Why a certificate held in memory was not checked to the end.
+#[derive(Debug)]
+pub enum CheckError {
+    /// It is not in the certificate format.
+    Format(FormatError),
+    /// The stop flag was raised or the deadline passed before the check finished.
+    Stopped,
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::Format(error) => write!(f, "{error}"),
+            CheckError::Stopped => write!(f, "the check was stopped before it finished"),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
 /// Reads the blocks of a certificate from `input` and checks them; `start` is when the check
-/// began, for its time.
-fn check_reader(input: &mut impl BufRead, start: Instant) -> Result<FileCheck, FormatError> {
-    let blocks = read_blocks(input)?;
-    let (results, referenced) = verify_blocks(&blocks);
+/// began, for its time. `watch` is asked before each block read, before each block checked and
+/// at each position visited.
+fn check_reader(
+    input: &mut impl BufRead,
+    start: Instant,
+    watch: &mut Watch,
+) -> Result<FileCheck, CheckError> {
+    let blocks = read_blocks_while(input, || !watch.stops())
+        .map_err(CheckError::Format)?
+        .ok_or(CheckError::Stopped)?;
+    let (results, referenced) =
+        verify_blocks_watched(&blocks, watch).map_err(|Stopped| CheckError::Stopped)?;
     let blocks = blocks
         .iter()
         .zip(results)

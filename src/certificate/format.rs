@@ -126,9 +126,21 @@ pub fn write_block(out: &mut impl Write, block: &Block) -> std::io::Result<()> {
 
 /// Reads every block of a certificate file. An empty file has no blocks and is an error.
 pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> {
+    read_blocks_while(input, || true).map(|blocks| blocks.expect("reading never stops"))
+}
+
+/// [`read_blocks`], asking `go_on` before each block whether to go on: `Ok(None)` when it says
+/// no (a check that was stopped need not read a large file to its end).
+pub(super) fn read_blocks_while(
+    input: &mut impl BufRead,
+    mut go_on: impl FnMut() -> bool,
+) -> Result<Option<Vec<Block>>, FormatError> {
     let mut blocks = Vec::new();
     let mut line = 0;
     loop {
+        if !go_on() {
+            return Ok(None);
+        }
         let number = blocks.len() + 1;
         let fail = |line: usize, reason: String| FormatError {
             block: number,
@@ -236,7 +248,7 @@ pub fn read_blocks(input: &mut impl BufRead) -> Result<Vec<Block>, FormatError> 
             reason: "the file holds no certificate block".into(),
         });
     }
-    Ok(blocks)
+    Ok(Some(blocks))
 }
 
 /// `X wins`, `O holds`, `X wins within 5 plies`, `O holds for 1 ply` (either of `ply` and

@@ -51,12 +51,13 @@ mod format;
 mod verify;
 
 pub use check::{
-    check_bytes, check_file, BlockCheck, CheckFileError, FileCheck, Proven, Statement,
+    check_bytes, check_bytes_until, check_file, check_file_until, BlockCheck, CheckError,
+    CheckFileError, FileCheck, Proven, Statement,
 };
 pub use format::{
     read_blocks, write_block, Block, Claim, ClaimKind, FormatError, MAX_BOUND, VERSIONS,
 };
-pub use verify::{verify_block, verify_blocks, Failure, Verified};
+pub use verify::{verify_block, verify_blocks, BlockResults, Failure, Verified};
 
 use crate::game::tables::LINES;
 use crate::game::{Outcome, Player, Position};

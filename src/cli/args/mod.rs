@@ -389,6 +389,10 @@ pub struct VerifyArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Give up after this long (e.g. 500ms, 30s, 2m, 1h): an error, exit 1, and nothing said
+    /// of the certificate.
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    pub time_limit: Option<Duration>,
 }
 
 /// Options of `uttt gen`.
