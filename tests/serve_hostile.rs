@@ -18,6 +18,32 @@ const SHOW_AT_MOST: Duration = Duration::from_millis(50);
 /// The largest certificate the server takes (`MAX_CERTIFICATE_BYTES`).
 const MAX_CERTIFICATE_BYTES: usize = 64 << 20;
 
+/// The largest certificate of distinct positions, made once for the tests of this file.
+fn largest_certificate() -> &'static [u8] {
+    static CERTIFICATE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    CERTIFICATE.get_or_init(|| certificate_of_distinct_positions(MAX_CERTIFICATE_BYTES))
+}
+
+/// POSTs `certificate` to `/api/verify` of the server at `address`: the answer, and how long
+/// it took after the last byte was sent.
+fn post_certificate(address: &str, certificate: &[u8]) -> (String, Duration) {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(TIME_LIMIT + Duration::from_secs(30)))
+        .unwrap();
+    let head = format!(
+        "POST /api/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\n\r\n",
+        certificate.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(certificate).unwrap();
+    let sent = Instant::now();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).unwrap();
+    let took = sent.elapsed();
+    (String::from_utf8_lossy(&answer).into_owned(), took)
+}
+
 /// A certificate of as many blocks as fit in `most` bytes, each of a different position, each
 /// claiming `X holds for 0 plies`: the most positions a body of that size can name.
 fn certificate_of_distinct_positions(most: usize) -> Vec<u8> {
@@ -44,22 +70,28 @@ fn certificate_of_distinct_positions(most: usize) -> Vec<u8> {
 }
 
 /// Keeps `count` connections open that send nothing, opening a new one for each the server
-/// closes, until `done`.
+/// closes, until `done` (or the server is gone).
 fn idle_connections(address: String, count: usize, done: Arc<AtomicBool>) {
     let connect = || {
-        let stream = TcpStream::connect(&address).unwrap();
+        let stream = TcpStream::connect(&address).ok()?;
         stream
             .set_read_timeout(Some(Duration::from_millis(1)))
-            .unwrap();
-        stream
+            .ok()?;
+        Some(stream)
     };
-    let mut streams: Vec<TcpStream> = (0..count).map(|_| connect()).collect();
+    let Some(mut streams) = (0..count).map(|_| connect()).collect::<Option<Vec<_>>>() else {
+        return;
+    };
     while !done.load(Ordering::Relaxed) {
         for stream in &mut streams {
             let mut byte = [0u8; 1];
-            if !matches!(stream.read(&mut byte), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut)
-            {
-                *stream = connect();
+            let waiting = matches!(
+                stream.read(&mut byte),
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)
+            );
+            if !waiting {
+                let Some(new) = connect() else { return };
+                *stream = new;
             }
         }
         std::thread::sleep(Duration::from_millis(500));
@@ -67,19 +99,21 @@ fn idle_connections(address: String, count: usize, done: Arc<AtomicBool>) {
 }
 
 /// Keeps `count` connections that send a request's head a byte every 4 s, opening a new one
-/// for each the server closes, until `done`.
+/// for each the server closes, until `done` (or the server is gone).
 fn trickling_connections(address: String, count: usize, done: Arc<AtomicBool>) {
     let head = b"GET /api/show?position=start HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    let connect = || TcpStream::connect(&address).unwrap();
-    let mut streams: Vec<(TcpStream, usize)> = (0..count).map(|_| (connect(), 0)).collect();
+    let connect = || TcpStream::connect(&address).ok().map(|stream| (stream, 0));
+    let Some(mut streams) = (0..count).map(|_| connect()).collect::<Option<Vec<_>>>() else {
+        return;
+    };
     let mut next = Instant::now();
     while !done.load(Ordering::Relaxed) {
         if Instant::now() >= next {
             next += Duration::from_secs(4);
             for (stream, sent) in &mut streams {
                 if stream.write_all(&head[*sent..*sent + 1]).is_err() {
-                    *stream = connect();
-                    *sent = 0;
+                    let Some(new) = connect() else { return };
+                    (*stream, *sent) = new;
                 } else {
                     *sent = (*sent + 1) % head.len();
                 }
@@ -105,13 +139,16 @@ fn slow_body(address: String, done: Arc<AtomicBool>) {
 /// `GET /api/show` once: how long the whole answer took, and its status.
 fn timed_show(address: &str) -> (Duration, u16) {
     let start = Instant::now();
-    let mut stream = TcpStream::connect(address).unwrap();
-    stream
+    let Ok(mut stream) = TcpStream::connect(address) else {
+        return (start.elapsed(), 0);
+    };
+    let request = b"GET /api/show?position=ee+ea HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    let sent = stream
         .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    stream
-        .write_all(b"GET /api/show?position=ee+ea HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        .unwrap();
+        .and_then(|()| stream.write_all(request));
+    if sent.is_err() {
+        return (start.elapsed(), 0);
+    }
     let mut answer = String::new();
     let _ = stream.read_to_string(&mut answer);
     let status = answer
@@ -124,7 +161,7 @@ fn timed_show(address: &str) -> (Duration, u16) {
 
 #[test]
 fn hostile_clients_at_once_leave_show_fast_and_every_limit_kept() {
-    let certificate = certificate_of_distinct_positions(MAX_CERTIFICATE_BYTES);
+    let certificate = largest_certificate();
     assert!(certificate.len() > MAX_CERTIFICATE_BYTES - 1000);
     let limit = format!("{}s", TIME_LIMIT.as_secs());
     let served = Served::start(&["--time-limit", &limit, "--max-searches", "2"]);
@@ -195,21 +232,7 @@ fn hostile_clients_at_once_leave_show_fast_and_every_limit_kept() {
 
     // The largest certificate, of distinct positions: checked (or stopped) within the time
     // limit and a second of its last byte's arrival.
-    let mut stream = TcpStream::connect(&address).unwrap();
-    stream
-        .set_read_timeout(Some(TIME_LIMIT + Duration::from_secs(30)))
-        .unwrap();
-    let head = format!(
-        "POST /api/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\n\r\n",
-        certificate.len()
-    );
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(&certificate).unwrap();
-    let sent = Instant::now();
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).unwrap();
-    let took = sent.elapsed();
-    let answer = String::from_utf8_lossy(&answer);
+    let (answer, took) = post_certificate(&address, certificate);
     assert!(
         answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.1 422"),
         "{}",
@@ -221,7 +244,12 @@ fn hostile_clients_at_once_leave_show_fast_and_every_limit_kept() {
     );
 
     // At least 20 shows timed, then they stop.
+    let waiting = Instant::now();
     while shows.lock().unwrap().len() < 20 {
+        assert!(
+            waiting.elapsed() < Duration::from_secs(30),
+            "the shows stopped"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     probing.store(false, Ordering::Relaxed);
@@ -252,4 +280,27 @@ fn hostile_clients_at_once_leave_show_fast_and_every_limit_kept() {
     );
     assert!(median <= SHOW_AT_MOST, "median {median:?}");
     assert!(worst <= SHOW_AT_MOST, "worst {worst:?}");
+}
+
+#[test]
+fn a_check_past_the_time_limit_is_stopped_and_says_so() {
+    // The largest certificate takes seconds to check; the server allows 100 ms.
+    let certificate = largest_certificate();
+    let served = Served::start(&["--time-limit", "100ms"]);
+    let (answer, took) = post_certificate(&served.address, certificate);
+    assert!(
+        answer.starts_with("HTTP/1.1 422"),
+        "{}",
+        &answer[..answer.len().min(300)]
+    );
+    assert!(
+        answer.contains("was stopped before it finished"),
+        "{answer}"
+    );
+    assert!(
+        took <= Duration::from_millis(1100),
+        "the check took {took:?}"
+    );
+    // And the server goes on.
+    assert_eq!(served.json("/api/show?position=start")["to_move"], "X");
 }

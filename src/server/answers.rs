@@ -4,7 +4,7 @@
 
 use super::api::Request;
 use super::http::Answer;
-use crate::certificate::{check_bytes, write_block};
+use crate::certificate::{check_bytes_until, write_block, CheckError};
 use crate::db::{Database, Source};
 use crate::game::notation::{board_mark, cell_mark};
 use crate::game::{Move, Outcome, Player, Position, Rules};
@@ -259,7 +259,7 @@ impl Searches<'_> {
             write_block(&mut bytes, block).expect("writing to memory succeeds");
         }
         // What is sent has passed the verifier that `uttt verify` runs.
-        match check_bytes(&bytes) {
+        match check_bytes_until(&bytes, stop, None) {
             Ok(check) if check.all_verified() => Answer {
                 status: 200,
                 content_type: "application/octet-stream",
@@ -271,21 +271,35 @@ impl Searches<'_> {
                 )),
                 body: bytes,
             },
+            Err(CheckError::Stopped) => unsolved(),
             _ => Answer::error(500, "the certificate written does not verify: a solver bug"),
         }
     }
 
-    /// The check of the certificate `bytes`, called `name`: the JSON `uttt verify --json`
-    /// prints; 400 when they are not a certificate.
+    /// The check of the certificate `bytes`, called `name`, until `stop` is raised (at the
+    /// server's time limit, when the client leaves or the server stops): the JSON
+    /// `uttt verify --json` prints; 400 when they are not a certificate, 422 when the check was
+    /// stopped.
     fn verify(&self, name: &str, bytes: &[u8], stop: &AtomicBool) -> Answer {
-        let _ = stop;
-        match check_bytes(bytes) {
+        match check_bytes_until(bytes, stop, None) {
             Ok(check) => Answer::json(
                 200,
                 serde_json::to_string(&VerifyJson::of(name.to_string(), &check))
                     .expect("answers serialise"),
             ),
-            Err(error) => Answer::error(400, &format!("certificate {name}: {error}")),
+            Err(CheckError::Stopped) => {
+                let limit = self.options.time_limit.map_or(String::new(), |t| {
+                    format!(" (the time limit is {} s)", t.as_secs_f64())
+                });
+                let text = format!(
+                    "the check of certificate {name} was stopped before it finished{limit}: \
+                     check it with `uttt verify FILE`"
+                );
+                Answer::error(422, &text)
+            }
+            Err(CheckError::Format(error)) => {
+                Answer::error(400, &format!("certificate {name}: {error}"))
+            }
         }
     }
 

@@ -10,6 +10,7 @@ use super::http::{self, Answer, BodyLength, Head, BODY_TIMEOUT, HEAD_TIMEOUT};
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
+use std::panic::AssertUnwindSafe;
 use std::time::{Duration, Instant};
 
 /// The most connections open at once, being read or answered: far above the requests answered
@@ -34,6 +35,8 @@ struct Reading {
     /// The head, once whole, with where the body starts in `bytes` and the body's length.
     head: Option<(Head, usize, usize)>,
     accepted: Instant,
+    /// Whether the last wait found bytes (or its end) to read.
+    ready: bool,
 }
 
 impl Reading {
@@ -95,17 +98,23 @@ pub fn run(listener: &TcpListener, server: &impl Admission) {
         return;
     }
     let mut reading: Vec<Reading> = Vec::new();
-    let mut ready: Vec<bool> = Vec::new();
     while !server.stopping() {
-        let listener_ready = wait(listener, &reading, &mut ready);
+        let listener_ready = wait(listener, &mut reading);
         if listener_ready {
             accept_all(listener, &mut reading, server);
         }
         let now = Instant::now();
         let mut index = 0;
         while index < reading.len() {
-            let progress = if ready.get(index).copied().unwrap_or(false) {
-                read_more(&mut reading[index], server)
+            let progress = if reading[index].ready {
+                // A panic here (a bug) would end the server with the loop: it answers 500 and
+                // closes this connection instead.
+                let connection = &mut reading[index];
+                std::panic::catch_unwind(AssertUnwindSafe(|| read_more(connection, server)))
+                    .unwrap_or_else(|_| {
+                        let text = "the request failed (a bug): see the server's error output";
+                        Progress::Refused(Answer::error(500, text))
+                    })
             } else {
                 Progress::Waiting
             };
@@ -126,7 +135,6 @@ pub fn run(listener: &TcpListener, server: &impl Admission) {
                 continue;
             }
             let connection = reading.swap_remove(index);
-            ready.swap_remove(index);
             match progress {
                 Progress::Refused(answer) => http::respond_at_once(connection.stream, &answer),
                 Progress::Whole(head, body) => hand_over(connection.stream, head, body, server),
@@ -160,9 +168,9 @@ fn hand_over(stream: TcpStream, head: Head, body: Vec<u8>, server: &impl Admissi
 const WAIT_AT_MOST: Duration = Duration::from_millis(50);
 
 /// Waits until the listener or a connection has something to read, a deadline passes, or
-/// [`WAIT_AT_MOST`]; sets `ready[i]` for each connection to read and returns whether the
-/// listener has connections to accept.
-fn wait(listener: &TcpListener, reading: &[Reading], ready: &mut Vec<bool>) -> bool {
+/// [`WAIT_AT_MOST`]; marks each connection to read `ready` and returns whether the listener
+/// has connections to accept.
+fn wait(listener: &TcpListener, reading: &mut [Reading]) -> bool {
     let now = Instant::now();
     let timeout = reading
         .iter()
@@ -182,15 +190,12 @@ fn wait(listener: &TcpListener, reading: &[Reading], ready: &mut Vec<bool>) -> b
     // SAFETY: `fds` is a live, initialised array of `fds.len()` pollfd structures, which poll
     // only reads and writes within; the descriptors stay open while it runs.
     let result = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
-    ready.clear();
-    if result <= 0 {
-        // Nothing came, or a signal woke it: the caller looks at the clock and flags again.
-        ready.resize(reading.len(), false);
-        return false;
+    // Nothing came (0), or a signal woke it (-1): the caller looks at the clock and flags again.
+    let came = result > 0;
+    for (connection, fd) in reading.iter_mut().zip(&fds[1..]) {
+        connection.ready = came && fd.revents != 0;
     }
-    let is_ready = |fd: &libc::pollfd| fd.revents != 0;
-    ready.extend(fds[1..].iter().map(is_ready));
-    is_ready(&fds[0])
+    came && fds[0].revents != 0
 }
 
 /// Accepts every connection waiting on `listener`; past [`MAX_CONNECTIONS`], answers 503.
@@ -218,6 +223,7 @@ fn accept_all(listener: &TcpListener, reading: &mut Vec<Reading>, server: &impl 
             bytes: Vec::new(),
             head: None,
             accepted: Instant::now(),
+            ready: false,
         });
     }
 }

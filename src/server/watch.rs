@@ -37,7 +37,7 @@ pub fn answer_watched(
     let deadline = searches
         .options_for(request)
         .time_limit
-        .map(|limit| start + limit);
+        .and_then(|limit| start.checked_add(limit));
     let mut streaming = events && start_events(&mut stream, searches.stop).is_ok();
     if events && !streaming {
         stop.store(true, Ordering::Relaxed);
