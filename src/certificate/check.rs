@@ -3,11 +3,10 @@
 
 use super::format::read_blocks_while;
 use super::verify::{verify_blocks_watched, Stopped, Watch};
-use super::{Claim, ClaimKind, Failure, FormatError, Seen, Verified, ZobristHasher};
+use super::{Claim, ClaimKind, Failure, FormatError, PositionHasher, Seen, Verified};
 use crate::game::{plies_words, Player, Position};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::hash::BuildHasherDefault;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -174,8 +173,7 @@ impl FileCheck {
         // The stated blocks of each position in file order, the positions in the order they
         // first appear; grouped through a map, so that a file of many blocks costs its length.
         let mut groups: Vec<(Position, Vec<&BlockCheck>)> = Vec::new();
-        let mut group_of: HashMap<Seen, usize, BuildHasherDefault<ZobristHasher>> =
-            HashMap::default();
+        let mut group_of: HashMap<Seen, usize, PositionHasher> = HashMap::default();
         for block in self.blocks.iter().filter(|b| !b.referenced) {
             let group = *group_of.entry(Seen(block.position)).or_insert_with(|| {
                 groups.push((block.position, Vec::new()));

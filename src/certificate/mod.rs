@@ -62,13 +62,13 @@ pub use verify::{verify_block, verify_blocks, BlockResults, Failure, Verified};
 use crate::game::tables::LINES;
 use crate::game::{Outcome, Player, Position};
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 
 /// The positions a traversal has visited: "visited before" in the format means the same
 /// cells, side to move and board to play and, when won boards stay open, the same first
 /// winner of each board (which the cells do not always tell): exactly [`Position`] equality.
 #[derive(Default)]
-pub struct Visited(HashSet<Seen, BuildHasherDefault<ZobristHasher>>);
+pub struct Visited(HashSet<Seen, PositionHasher>);
 
 impl Visited {
     /// Adds `pos`; false if it was visited before.
@@ -89,6 +89,11 @@ impl Visited {
 
 /// A visited position, hashed by the game core's Zobrist key (already computed by `play`)
 /// and compared in full, so a collision of keys costs time, never a wrong answer.
+///
+/// The key goes through a hasher keyed at random for each map ([`PositionHasher`]) rather than
+/// being used as it is: the keys are public and XOR-linear, so a hostile certificate could
+/// name many positions whose keys share the bits that pick a bucket, and make every map of
+/// its positions quadratic.
 #[derive(PartialEq, Eq)]
 struct Seen(Position);
 
@@ -98,25 +103,9 @@ impl Hash for Seen {
     }
 }
 
-/// Passes the Zobrist key through: it is already uniformly mixed.
-#[derive(Default)]
-struct ZobristHasher(u64);
-
-impl Hasher for ZobristHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
-        }
-    }
-
-    fn write_u64(&mut self, key: u64) {
-        self.0 = key;
-    }
-}
+/// The hasher of the maps of a certificate's positions: SipHash with random keys, which no file
+/// can aim its positions at.
+type PositionHasher = std::collections::hash_map::RandomState;
 
 /// A claim as the positions of its block are judged: with a bound, the stone count by which
 /// it must hold (the block position's stones plus the bound). A bound that reaches past the

@@ -2,12 +2,11 @@
 //! symmetries, for version 2's references), the leaf rules of [`super::leaf`], and nothing
 //! of the search.
 
-use super::{leaf, Block, Claim, ClaimKind, Goal, Seen, Visited, ZobristHasher};
+use super::{leaf, Block, Claim, ClaimKind, Goal, PositionHasher, Seen, Visited};
 use crate::game::tables::SYMMETRY_COUNT;
 use crate::game::{Move, Position};
 use std::collections::HashMap;
 use std::fmt;
-use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -143,18 +142,26 @@ pub(super) fn verify_blocks_watched(
     watch: &mut Watch,
 ) -> Result<BlockResults, Stopped> {
     // What rule 4 needs of each image of every unbounded block's position, by prover: its
-    // first block, and then, as the blocks are checked last-first, the first checked ones of
-    // each claim and result. Bounded blocks stand in for no leaf, so they are left out.
+    // first block, and then, as the blocks are checked last-first, the earliest in the file of
+    // those checked so far, by claim and result. Bounded blocks stand in for no leaf, so they
+    // are left out.
+    // Only a version-2 block's unbounded check looks references up: without one, no map.
+    let looks_up = blocks
+        .iter()
+        .any(|block| block.version >= 2 && block.claim.within.is_none());
     let mut images: Images = HashMap::default();
     for (index, block) in blocks.iter().enumerate() {
-        if block.claim.within.is_some() {
+        if watch.stops() {
+            return Err(Stopped);
+        }
+        if !looks_up || block.claim.within.is_some() {
             continue;
         }
         for image in images_of(block.position) {
             let standins = &mut images.entry(image).or_default()[block.claim.prover.index()];
             // A symmetric position is its own image under several symmetries: the first
             // index recorded stays.
-            standins.first.get_or_insert(index);
+            standins.first.get_or_insert(BlockRef::new(index));
         }
     }
     let mut results: Vec<Option<Result<Verified, Failure>>> = vec![None; blocks.len()];
@@ -195,7 +202,7 @@ pub(super) fn verify_blocks_watched(
                 referenced[target] = true;
             }
         }
-        if block.claim.within.is_none() {
+        if looks_up && block.claim.within.is_none() {
             for image in images_of(block.position) {
                 let standins = &mut images.get_mut(&image).expect("every image was recorded")
                     [block.claim.prover.index()];
@@ -267,20 +274,40 @@ impl<'a> Watch<'a> {
 
 /// Each image of an unbounded block's position, with what rule 4 needs of the blocks it is the
 /// position of, one [`Standins`] per prover ([`crate::game::Player::index`]).
-type Images = HashMap<Seen, [Standins; 2], BuildHasherDefault<ZobristHasher>>;
+type Images = HashMap<Seen, [Standins; 2], PositionHasher>;
 
 /// The unbounded blocks of one prover whose position has one image, summed up for rule 4 so that
 /// a lookup costs the same however many blocks share a position: the first of them, and the
 /// first of those checked so far (all after the block being checked, since the blocks are
-/// checked last-first) by claim and result. Indices are counted from 0.
+/// checked last-first) by claim and result. A file of 64 MiB names about 3 million images, so
+/// each is kept small: 20 bytes a prover.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Standins {
     /// The first block, checked or not.
-    first: Option<usize>,
+    first: Option<BlockRef>,
     /// The first checked `wins` and `holds` blocks that verify.
-    verified: [Option<usize>; 2],
+    verified: [Option<BlockRef>; 2],
     /// The first checked `wins` and `holds` blocks that do not.
-    failing: [Option<usize>; 2],
+    failing: [Option<BlockRef>; 2],
+}
+
+/// A block, by its index counted from 1 (so that `Option<BlockRef>` takes 4 bytes); ordered as
+/// the blocks are in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct BlockRef(std::num::NonZeroU32);
+
+impl BlockRef {
+    /// Block `index`, counted from 0. A file has far fewer than 2³² blocks: each takes dozens of
+    /// bytes, and the file is read into memory whole.
+    fn new(index: usize) -> BlockRef {
+        let counted = u32::try_from(index + 1).expect("fewer than 2^32 blocks");
+        BlockRef(std::num::NonZeroU32::new(counted).expect("counted from 1"))
+    }
+
+    /// Its index, counted from 0.
+    fn index(self) -> usize {
+        self.0.get() as usize - 1
+    }
 }
 
 /// The slot of a claim kind in [`Standins`].
@@ -292,7 +319,7 @@ fn slot(kind: ClaimKind) -> usize {
 }
 
 /// The earlier of two blocks, either of which may be missing.
-fn earlier(a: Option<usize>, b: Option<usize>) -> Option<usize> {
+fn earlier(a: Option<BlockRef>, b: Option<BlockRef>) -> Option<BlockRef> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.min(b)),
         _ => a.or(b),
@@ -308,7 +335,7 @@ impl Standins {
         } else {
             &mut self.failing
         };
-        list[slot(kind)] = earlier(list[slot(kind)], Some(index));
+        list[slot(kind)] = earlier(list[slot(kind)], Some(BlockRef::new(index)));
     }
 
     /// What rule 4 says of a leaf of block `index` (claim `kind`, of this prover) at this image,
@@ -330,13 +357,16 @@ impl Standins {
             ),
         };
         if let Some(other) = meets {
-            Reference::Meets(other)
+            Reference::Meets(other.index())
         } else if let Some(other) = fails {
-            Reference::Fails(other)
-        } else if let Some(other) = self.first.filter(|&first| first < index) {
-            Reference::Unusable(other, "it comes earlier, and references point later")
+            Reference::Fails(other.index())
+        } else if let Some(other) = self.first.filter(|&first| first.index() < index) {
+            Reference::Unusable(
+                other.index(),
+                "it comes earlier, and references point later",
+            )
         } else if let Some(other) = weaker {
-            Reference::Unusable(other, "its claim `holds` is weaker than `wins`")
+            Reference::Unusable(other.index(), "its claim `holds` is weaker than `wins`")
         } else {
             Reference::None
         }
@@ -550,7 +580,7 @@ mod tests {
             for (index, sketch) in sketches.iter().enumerate() {
                 if sketch.claim.within.is_none() {
                     let standins = &mut summaries[sketch.image][sketch.claim.prover.index()];
-                    standins.first.get_or_insert(index);
+                    standins.first.get_or_insert(BlockRef::new(index));
                 }
             }
             for index in (0..sketches.len()).rev() {

@@ -13,7 +13,14 @@
 //!   `Sec-Fetch-Site` says `cross-site` or `same-site`. Only requests of the page itself
 //!   (`same-origin`, an `Origin` equal to the server's own) or of no page at all (`none`, or
 //!   neither header: a person's address bar, curl, a script) are answered. The page itself may
-//!   be linked to from anywhere: it runs nothing.
+//!   be linked to from anywhere: it runs nothing (and no page may frame it: see
+//!   `http::FRAMING`).
+//!
+//! What this leaves: browsers send `Sec-Fetch-Site` only to trustworthy addresses (loopback
+//! among them, a LAN address not), and no `Origin` with a plain cross-site GET. So on a bind
+//! other than loopback, a page elsewhere can still make a GET that starts a search, bounded by
+//! the server's limits and slots, whose answer it cannot read; a POST (a certificate to check)
+//! always carries `Origin`, and is refused.
 
 use super::api::is_page;
 use super::http::{is_loopback_name, Answer, Head};
@@ -47,10 +54,14 @@ impl AllowedHosts {
 /// another site.
 pub fn admit(head: &Head, stream: &TcpStream, config: &ServerConfig) -> Result<(), Answer> {
     if let Some(host) = head.host.as_deref() {
-        let came_to = stream.local_addr().ok().map(|address| address.ip());
+        // Canonical on both sides: a dual-stack socket sees IPv4 clients at `::ffff:a.b.c.d`.
+        let came_to = stream
+            .local_addr()
+            .ok()
+            .map(|address| address.ip().to_canonical());
         let is_own_address = host
             .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| Some(ip) == came_to);
+            .is_ok_and(|ip| Some(ip.to_canonical()) == came_to);
         if !is_loopback_name(host) && !is_own_address && !config.allowed_hosts.contains(host) {
             let text = format!(
                 "this server answers requests addressed to this machine, not to `{host}` \

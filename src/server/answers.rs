@@ -20,7 +20,7 @@ use crate::services::{
 use crate::table::Table;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The JSON of `/api/show`: what a board needs to draw a position and take a click.
 #[derive(Serialize)]
@@ -281,7 +281,13 @@ impl Searches<'_> {
     /// `uttt verify --json` prints; 400 when they are not a certificate, 422 when the check was
     /// stopped.
     fn verify(&self, name: &str, bytes: &[u8], stop: &AtomicBool) -> Answer {
-        match check_bytes_until(bytes, stop, None) {
+        // The watcher raises `stop` at the time limit; the check keeps a deadline of its own
+        // as well, should the watcher be held up.
+        let deadline = self
+            .options
+            .time_limit
+            .and_then(|limit| Instant::now().checked_add(limit));
+        match check_bytes_until(bytes, stop, deadline) {
             Ok(check) => Answer::json(
                 200,
                 serde_json::to_string(&VerifyJson::of(name.to_string(), &check))

@@ -2,8 +2,8 @@
 //! sockets that never block, until its request is whole (its head, and a certificate's body),
 //! so that a connection that sends slowly or not at all holds no thread and no search slot,
 //! only a buffer of what it sent. Each connection has deadlines for the whole of its head and
-//! of its request ([`HEAD_TIMEOUT`], [`BODY_TIMEOUT`]), counted from when it was accepted; one
-//! that misses them is answered 408 and closed. The thread waits for its sockets with
+//! of its request ([`HEAD_TIMEOUT`], [`BODY_TIMEOUT`]), counted from when it was accepted, however
+//! its bytes trickle; one that misses them is answered 408 and closed. The thread waits for its sockets with
 //! `poll(2)` (the standard library has no way to wait on many sockets at once).
 
 use super::http::{self, Answer, BodyLength, Head, BODY_TIMEOUT, HEAD_TIMEOUT};
@@ -29,11 +29,15 @@ const READ_PER_TURN: usize = 1 << 20;
 
 /// A connection whose request is not whole yet.
 struct Reading {
+    /// The connection, not blocking.
     stream: TcpStream,
     /// What it sent so far.
     bytes: Vec<u8>,
     /// The head, once whole, with where the body starts in `bytes` and the body's length.
     head: Option<(Head, usize, usize)>,
+    /// How many of `bytes` were looked at without finding the head's end.
+    scanned: usize,
+    /// When it was accepted: its deadlines count from then.
     accepted: Instant,
     /// Whether the last wait found bytes (or its end) to read.
     ready: bool,
@@ -86,6 +90,9 @@ pub trait Admission {
     fn answer(&self, request: WholeRequest) -> Result<(), TcpStream>;
     /// How many requests are being answered (each holds a connection).
     fn answering(&self) -> usize;
+    /// The most connections open at once: [`MAX_CONNECTIONS`], or fewer where the process
+    /// would run out of descriptors first.
+    fn most_connections(&self) -> usize;
     /// Whether the server is stopping.
     fn stopping(&self) -> bool;
 }
@@ -98,12 +105,14 @@ pub fn run(listener: &TcpListener, server: &impl Admission) {
         return;
     }
     let mut reading: Vec<Reading> = Vec::new();
+    let mut closing: Vec<Closing> = Vec::new();
     while !server.stopping() {
-        let listener_ready = wait(listener, &mut reading);
+        let listener_ready = wait(listener, &mut reading, &mut closing);
         if listener_ready {
-            accept_all(listener, &mut reading, server);
+            accept_all(listener, &mut reading, closing.len(), server);
         }
         let now = Instant::now();
+        closing.retain_mut(|connection| !connection.closed(now));
         let mut index = 0;
         while index < reading.len() {
             let progress = if reading[index].ready {
@@ -119,7 +128,7 @@ pub fn run(listener: &TcpListener, server: &impl Admission) {
                 Progress::Waiting
             };
             let progress = match progress {
-                Progress::Waiting if now >= reading[index].deadline() => {
+                Progress::Waiting | Progress::NeedsBody if now >= reading[index].deadline() => {
                     Progress::Refused(Answer::error(408, "the request came too slowly"))
                 }
                 Progress::NeedsBody if bodies_in_transit(&reading) > MAX_BODIES_IN_TRANSIT => {
@@ -134,13 +143,57 @@ pub fn run(listener: &TcpListener, server: &impl Admission) {
                 index += 1;
                 continue;
             }
-            let connection = reading.swap_remove(index);
+            let Reading { mut stream, .. } = reading.swap_remove(index);
             match progress {
-                Progress::Refused(answer) => http::respond_at_once(connection.stream, &answer),
-                Progress::Whole(head, body) => hand_over(connection.stream, head, body, server),
+                Progress::Refused(answer) => {
+                    http::respond_at_once(&mut stream, &answer);
+                    closing.push(Closing {
+                        stream,
+                        until: now + LINGER,
+                        ready: false,
+                    });
+                }
+                Progress::Whole(head, body) => hand_over(stream, head, body, server),
                 _ => {}
             }
         }
+    }
+}
+
+/// How long a refused connection is kept, its answer sent, to read what its client still
+/// sends: closed with bytes unread, it would be reset, and the client might lose the answer.
+const LINGER: Duration = Duration::from_secs(2);
+
+/// A connection answered at once, whose client's bytes are read and dropped until it closes
+/// its side, or until [`LINGER`] has passed.
+struct Closing {
+    stream: TcpStream,
+    until: Instant,
+    /// Whether the last wait found bytes (or their end) to read.
+    ready: bool,
+}
+
+impl Closing {
+    /// Reads and drops what came; whether the connection is done with (and so closed when
+    /// dropped).
+    fn closed(&mut self, now: Instant) -> bool {
+        if now >= self.until {
+            return true;
+        }
+        if !self.ready {
+            return false;
+        }
+        let mut chunk = [0u8; 16 << 10];
+        let mut read_now = 0;
+        while read_now < READ_PER_TURN {
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return true,
+                Ok(read) => read_now += read,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return e.kind() != std::io::ErrorKind::WouldBlock,
+            }
+        }
+        false
     }
 }
 
@@ -155,9 +208,9 @@ fn hand_over(stream: TcpStream, head: Head, body: Vec<u8>, server: &impl Admissi
         return;
     }
     let request = WholeRequest { stream, head, body };
-    if let Err(refused) = server.answer(request) {
+    if let Err(mut refused) = server.answer(request) {
         http::respond_at_once(
-            refused,
+            &mut refused,
             &Answer::error(503, "too many requests at once: try again later"),
         );
     }
@@ -170,14 +223,17 @@ const WAIT_AT_MOST: Duration = Duration::from_millis(50);
 /// Waits until the listener or a connection has something to read, a deadline passes, or
 /// [`WAIT_AT_MOST`]; marks each connection to read `ready` and returns whether the listener
 /// has connections to accept.
-fn wait(listener: &TcpListener, reading: &mut [Reading]) -> bool {
+fn wait(listener: &TcpListener, reading: &mut [Reading], closing: &mut [Closing]) -> bool {
     let now = Instant::now();
     let timeout = reading
         .iter()
-        .map(|r| r.deadline().saturating_duration_since(now))
+        .map(Reading::deadline)
+        .chain(closing.iter().map(|c| c.until))
+        .map(|deadline| deadline.saturating_duration_since(now))
         .fold(WAIT_AT_MOST, Duration::min);
     let mut fds: Vec<libc::pollfd> = std::iter::once(listener.as_raw_fd())
         .chain(reading.iter().map(|r| r.stream.as_raw_fd()))
+        .chain(closing.iter().map(|c| c.stream.as_raw_fd()))
         .map(|fd| libc::pollfd {
             fd,
             events: libc::POLLIN,
@@ -192,16 +248,27 @@ fn wait(listener: &TcpListener, reading: &mut [Reading]) -> bool {
     let result = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
     // Nothing came (0), or a signal woke it (-1): the caller looks at the clock and flags again.
     let came = result > 0;
-    for (connection, fd) in reading.iter_mut().zip(&fds[1..]) {
+    let (listener_fd, rest) = fds.split_at(1);
+    let (reading_fds, closing_fds) = rest.split_at(reading.len());
+    for (connection, fd) in reading.iter_mut().zip(reading_fds) {
         connection.ready = came && fd.revents != 0;
     }
-    came && fds[0].revents != 0
+    for (connection, fd) in closing.iter_mut().zip(closing_fds) {
+        connection.ready = came && fd.revents != 0;
+    }
+    came && listener_fd[0].revents != 0
 }
 
-/// Accepts every connection waiting on `listener`; past [`MAX_CONNECTIONS`], answers 503.
-fn accept_all(listener: &TcpListener, reading: &mut Vec<Reading>, server: &impl Admission) {
+/// Accepts every connection waiting on `listener`; past the server's most connections (those
+/// being read, `closing` and those being answered), answers 503.
+fn accept_all(
+    listener: &TcpListener,
+    reading: &mut Vec<Reading>,
+    closing: usize,
+    server: &impl Admission,
+) {
     loop {
-        let stream = match listener.accept() {
+        let mut stream = match listener.accept() {
             Ok((stream, _)) => stream,
             Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => return,
             Err(_) => {
@@ -210,9 +277,11 @@ fn accept_all(listener: &TcpListener, reading: &mut Vec<Reading>, server: &impl 
                 return;
             }
         };
-        if reading.len() + server.answering() >= MAX_CONNECTIONS {
-            let text = format!("{MAX_CONNECTIONS} connections are open, the most at once");
-            http::respond_at_once(stream, &Answer::error(503, &text));
+        let most = server.most_connections();
+        if reading.len() + closing + server.answering() >= most {
+            // Closed at once: past the cap, no connection is kept to read.
+            let text = format!("{most} connections are open, the most at once");
+            http::respond_at_once(&mut stream, &Answer::error(503, &text));
             continue;
         }
         if stream.set_nonblocking(true).is_err() {
@@ -222,6 +291,7 @@ fn accept_all(listener: &TcpListener, reading: &mut Vec<Reading>, server: &impl 
             stream,
             bytes: Vec::new(),
             head: None,
+            scanned: 0,
             accepted: Instant::now(),
             ready: false,
         });
@@ -258,8 +328,8 @@ fn read_more(connection: &mut Reading, server: &impl Admission) -> Progress {
             Err(_) => return Progress::Gone,
         }
         if connection.head.is_none() {
-            match http::head_of(&connection.bytes) {
-                Ok(None) => {}
+            match http::head_of(&connection.bytes, connection.scanned) {
+                Ok(None) => connection.scanned = connection.bytes.len(),
                 Err(text) => return Progress::Refused(Answer::error(400, &text)),
                 Ok(Some((head, start))) => match server.body_allowed(&head, &connection.stream) {
                     Err(answer) => return Progress::Refused(answer),

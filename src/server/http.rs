@@ -66,9 +66,12 @@ pub struct Head {
 
 /// The head of a request whose first bytes are `bytes`, and where its body starts, once the
 /// head is whole (`Ok(None)` until then); an error, with the words for a 400, when it is not
-/// HTTP or grew past [`MAX_HEAD_BYTES`] without ending.
-pub fn head_of(bytes: &[u8]) -> Result<Option<(Head, usize)>, String> {
-    match find_blank_line(bytes) {
+/// HTTP or grew past [`MAX_HEAD_BYTES`] without ending. `scanned` bytes were looked at before
+/// without finding the head's end: the search for it goes on from there, so that a head that
+/// comes a byte at a time is not scanned again and again.
+pub fn head_of(bytes: &[u8], scanned: usize) -> Result<Option<(Head, usize)>, String> {
+    let from = scanned.saturating_sub(3).min(bytes.len());
+    match find_blank_line(&bytes[from..]).map(|end| from + end) {
         Some(end) if end <= MAX_HEAD_BYTES => Ok(Some((parse_head(&bytes[..end])?, end + 4))),
         None if bytes.len() <= MAX_HEAD_BYTES => Ok(None),
         _ => Err(format!(
@@ -238,6 +241,13 @@ fn write_by(
     Ok(())
 }
 
+/// Headers of every answer that keep a page of another site from showing it in a frame (and
+/// tricking the user's clicks into requests of the page's own), or from reading an answer as
+/// another type than it is.
+const FRAMING: &str =
+    "X-Frame-Options: DENY\r\nContent-Security-Policy: frame-ancestors 'none'\r\n\
+                       X-Content-Type-Options: nosniff\r\n";
+
 /// The head of `answer`, with its blank line.
 fn head_of_answer(answer: &Answer) -> String {
     let disposition = answer.file_name.as_ref().map_or_else(String::new, |name| {
@@ -245,7 +255,7 @@ fn head_of_answer(answer: &Answer) -> String {
     });
     format!(
         "HTTP/1.1 {} {}\r\nContent-Type: {}\r\n{disposition}Content-Length: {}\r\n\
-         Cache-Control: no-store\r\nConnection: close\r\n\r\n",
+         Cache-Control: no-store\r\n{FRAMING}Connection: close\r\n\r\n",
         answer.status,
         reason(answer.status),
         answer.content_type,
@@ -268,22 +278,32 @@ pub fn respond(mut stream: TcpStream, answer: &Answer, stop: &AtomicBool) {
 }
 
 /// Writes a short answer without waiting: for the accepting thread, whose sockets do not
-/// block, to refuse a connection (503, 408) with what fits in the socket's buffer at once (all
-/// of a short answer, on a connection that has been sent nothing yet), and close it.
-pub fn respond_at_once(mut stream: TcpStream, answer: &Answer) {
+/// block, to refuse a connection (400, 403, 408, 413, 503) with what fits in the socket's
+/// buffer at once (all of a short answer, on a connection that has been sent nothing yet), and
+/// ends the sending side. The caller closes the connection: at once, or once what the client
+/// still sends has been read (closing with bytes unread resets the connection, and the client
+/// may lose the answer).
+pub fn respond_at_once(stream: &mut TcpStream, answer: &Answer) {
     let mut bytes = head_of_answer(answer).into_bytes();
     bytes.extend_from_slice(&answer.body);
     let _ = stream.set_nonblocking(true);
     let _ = stream.write(&bytes);
-    let _ = stream.shutdown(std::net::Shutdown::Both);
+    let _ = stream.shutdown(std::net::Shutdown::Write);
 }
 
 /// Starts a stream of server-sent events: the head of an answer whose body runs until the
 /// connection closes.
 pub fn start_events(stream: &mut TcpStream, stop: &AtomicBool) -> std::io::Result<()> {
-    let head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n\
-          Cache-Control: no-store\r\nConnection: close\r\n\r\n";
-    write_by(stream, head, Instant::now() + EVENT_TIMEOUT, stop)
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n\
+         Cache-Control: no-store\r\n{FRAMING}Connection: close\r\n\r\n"
+    );
+    write_by(
+        stream,
+        head.as_bytes(),
+        Instant::now() + EVENT_TIMEOUT,
+        stop,
+    )
 }
 
 /// Sends one event, `event: NAME` with `data` (one line of JSON), within `timeout`.
@@ -305,31 +325,27 @@ const DRAINED_PER_LOOK: usize = 64 << 10;
 /// Whether the client closed its end of `stream`. A request is whole before its answer is
 /// searched for, so whatever else the client sends (a stray byte, a pipelined request) means
 /// nothing: it is read and dropped, up to [`DRAINED_PER_LOOK`] bytes a look, so that the end of
-/// the stream behind it is seen. Waits at most a millisecond.
+/// the stream behind it is seen. Never waits: the reads do not block, so a client that sends
+/// a byte now and then cannot make a look long.
 pub fn client_gone(stream: &mut TcpStream) -> bool {
-    if stream
-        .set_read_timeout(Some(Duration::from_millis(1)))
-        .is_err()
-    {
+    if stream.set_nonblocking(true).is_err() {
         return true;
     }
     let mut chunk = [0u8; 4096];
     let mut drained = 0;
-    while drained < DRAINED_PER_LOOK {
-        match stream.read(&mut chunk) {
-            Ok(0) => return true,
-            Ok(read) => drained += read,
-            Err(e) => {
-                return !matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                )
-            }
+    let gone = loop {
+        if drained >= DRAINED_PER_LOOK {
+            break false;
         }
-    }
-    false
+        match stream.read(&mut chunk) {
+            Ok(0) => break true,
+            Ok(read) => drained += read,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => break e.kind() != std::io::ErrorKind::WouldBlock,
+        }
+    };
+    // Writes (the events, the answer) wait again, each within its deadline.
+    gone || stream.set_nonblocking(false).is_err()
 }
 
 #[cfg(test)]
@@ -414,7 +430,7 @@ mod tests {
                     _ => bytes.truncate(at),
                 }
             }
-            match head_of(&bytes) {
+            match head_of(&bytes, 0) {
                 Ok(Some((head, start))) => {
                     assert!(start <= bytes.len());
                     assert!(head.target.starts_with('/'));
@@ -432,7 +448,14 @@ mod tests {
         assert!(refused > 1000, "{refused}");
         // A head that does not end within the limit is refused, however it goes on.
         let long = [b'a'; MAX_HEAD_BYTES + 1];
-        assert!(head_of(&long).is_err());
-        assert_eq!(head_of(&long[..MAX_HEAD_BYTES]), Ok(None));
+        assert!(head_of(&long, 0).is_err());
+        assert_eq!(head_of(&long[..MAX_HEAD_BYTES], 0), Ok(None));
+        // Looked at in pieces, a head is found where it is found whole.
+        let whole = valid[1];
+        let end = find_blank_line(whole).unwrap();
+        for cut in 0..end + 4 {
+            assert_eq!(head_of(&whole[..cut], 0), Ok(None), "{cut}");
+            assert_eq!(head_of(whole, cut), head_of(whole, 0), "{cut}");
+        }
     }
 }

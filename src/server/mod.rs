@@ -88,12 +88,14 @@ impl Listening {
     pub fn serve(self, config: &ServerConfig, searches: &Searches) {
         let answering = AtomicUsize::new(0);
         let searching = AtomicUsize::new(0);
+        let most_connections = connection_cap(raise_descriptor_limit());
         std::thread::scope(|scope| {
             let server = Server {
                 config,
                 searches,
                 answering: &answering,
                 searching: &searching,
+                most_connections,
                 scope,
             };
             connections::run(&self.listener, &server);
@@ -101,14 +103,56 @@ impl Listening {
     }
 }
 
+/// Descriptors kept free of connections: two for each request being answered (its connection
+/// and the copy a panic is answered on), and some for the table, the database and the searches.
+const RESERVED_DESCRIPTORS: u64 = 2 * MAX_REQUESTS as u64 + 64;
+
+/// Raises this process's limit of open descriptors to the most the system allows (a shell's
+/// default of 1024 would otherwise run out before [`MAX_CONNECTIONS`]); the limit now in force.
+fn raise_descriptor_limit() -> u64 {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write only the one rlimit structure given.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return 1024;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+    }
+    limit.rlim_cur
+}
+
+/// The most connections open at once under a limit of `descriptors`: [`MAX_CONNECTIONS`], or
+/// fewer where the descriptors would run out first (then a connection past them is answered
+/// 503, rather than left waiting unaccepted).
+fn connection_cap(descriptors: u64) -> usize {
+    let free = descriptors.saturating_sub(RESERVED_DESCRIPTORS).max(1);
+    usize::try_from(free).map_or(MAX_CONNECTIONS, |free| free.min(MAX_CONNECTIONS))
+}
+
 /// The server as its connections' loop sees it: what it admits, and its workers.
 struct Server<'scope, 'env> {
+    /// How it runs.
     config: &'env ServerConfig,
+    /// What its searches share.
     searches: &'env Searches<'env>,
     /// Requests being answered.
     answering: &'env AtomicUsize,
     /// Search slots taken.
     searching: &'env AtomicUsize,
+    /// The most connections open at once ([`connection_cap`]).
+    most_connections: usize,
+    /// Where the requests' threads run, so that the server waits for them as it stops.
     scope: &'scope Scope<'scope, 'env>,
 }
 
@@ -129,7 +173,7 @@ impl Admission for Server<'_, '_> {
         let WholeRequest { stream, head, body } = request;
         // A copy of the connection, to answer 500 on if the request's work panics.
         let Ok(spare) = stream.try_clone() else {
-            return Ok(());
+            return Err(stream);
         };
         let spawned = std::thread::Builder::new()
             .name("uttt-request".into())
@@ -150,6 +194,10 @@ impl Admission for Server<'_, '_> {
 
     fn answering(&self) -> usize {
         self.answering.load(Ordering::SeqCst)
+    }
+
+    fn most_connections(&self) -> usize {
+        self.most_connections
     }
 
     fn stopping(&self) -> bool {
@@ -230,5 +278,19 @@ impl<'a> Permit<'a> {
 impl Drop for Permit<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connections_are_capped_below_the_descriptors() {
+        assert_eq!(connection_cap(1 << 20), MAX_CONNECTIONS);
+        let reserved = RESERVED_DESCRIPTORS as usize;
+        assert_eq!(connection_cap(1024), 1024 - reserved);
+        assert_eq!(connection_cap(10), 1);
+        assert!(raise_descriptor_limit() >= 1);
     }
 }

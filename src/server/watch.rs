@@ -45,6 +45,9 @@ pub fn answer_watched(
     let answer = std::thread::scope(|scope| {
         let (done, answered) = mpsc::channel();
         let (stop, progress) = (&stop, &progress);
+        // Should this thread panic while it watches, the work is stopped as the panic leaves
+        // this closure, rather than left to run on unwatched (the scope waits for it).
+        let _stop_on_unwind = RaiseOnDrop(stop);
         scope.spawn(move || {
             // A panic is a bug; it answers 500 rather than taking the server down with it.
             let answer = std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -99,4 +102,13 @@ pub fn answer_watched(
         let _ = send_event(&mut stream, name, &data, WRITE_TIMEOUT, searches.stop);
     }
     let _ = stream.shutdown(std::net::Shutdown::Both);
+}
+
+/// Raises its flag when dropped: on every way out of a scope, a panic's included.
+struct RaiseOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for RaiseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
