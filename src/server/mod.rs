@@ -30,9 +30,13 @@ pub use connections::{MAX_BODIES_IN_TRANSIT, MAX_CONNECTIONS};
 use connections::{Admission, WholeRequest};
 use http::{Answer, Head};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::Scope;
+
+/// The most connections waiting to be accepted (the system may allow fewer: `somaxconn`).
+const LISTEN_QUEUE: libc::c_int = MAX_CONNECTIONS as libc::c_int;
 
 /// The page, with its script and style inline: no request leaves for anywhere else.
 const PAGE: &str = include_str!("page.html");
@@ -74,6 +78,14 @@ impl Listening {
     pub fn bind(address: SocketAddr) -> anyhow::Result<Listening> {
         let listener = TcpListener::bind(address)
             .map_err(|e| anyhow::anyhow!("cannot listen on {address}: {e}"))?;
+        // The standard library listens with a queue of 128 connections not yet accepted; a
+        // burst of more (clients that all reconnect at once) would see theirs dropped, and
+        // everyone connecting then waits a second for the retry. A queue as long as the most
+        // connections kept open takes such a burst. (Listening again only sets the queue.)
+        // SAFETY: `listen` on the listener's own open descriptor changes nothing but its queue.
+        unsafe {
+            libc::listen(listener.as_raw_fd(), LISTEN_QUEUE);
+        }
         Ok(Listening { listener })
     }
 
