@@ -227,3 +227,45 @@ fn requests_from_pages_of_other_sites_are_refused_and_the_page_s_own_answered() 
     );
     assert_eq!(verify(""), 400);
 }
+
+#[test]
+fn a_head_that_trickles_in_is_cut_off_at_its_deadline_however_it_goes() {
+    let served = Served::start(&[]);
+    let mut stream = TcpStream::connect(&served.address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    let head = b"GET /api/show?position=start HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    let connected = Instant::now();
+    let mut answer = Vec::new();
+    // A byte every 300 ms: each read is quick, the whole head is not (it would take 18 s).
+    for byte in head {
+        if stream.write_all(&[*byte]).is_err() {
+            break;
+        }
+        let mut chunk = [0u8; 1024];
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(read) => {
+                answer.extend_from_slice(&chunk[..read]);
+                break;
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(200)),
+        }
+        assert!(
+            connected.elapsed() < Duration::from_secs(10),
+            "never cut off"
+        );
+    }
+    let took = connected.elapsed();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(
+        took >= Duration::from_millis(4900) && took <= Duration::from_millis(6500),
+        "{took:?}"
+    );
+}
