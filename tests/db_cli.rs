@@ -197,15 +197,7 @@ fn files_that_are_not_databases_and_bad_fact_lines_are_refused_with_their_place(
 fn version_1_database(path: &std::path::Path) {
     rusqlite::Connection::open(path)
         .unwrap()
-        .execute_batch(
-            "PRAGMA application_id = 1970566260;
-             PRAGMA user_version = 1;
-             CREATE TABLE facts (
-                 position BLOB NOT NULL, attacker TEXT NOT NULL, wins INTEGER NOT NULL,
-                 work INTEGER NOT NULL, best_move TEXT, source TEXT NOT NULL,
-                 created INTEGER NOT NULL, notation TEXT NOT NULL,
-                 PRIMARY KEY (position, attacker)) WITHOUT ROWID;",
-        )
+        .execute_batch(uttt::db::SCHEMA_VERSION_1)
         .unwrap();
 }
 

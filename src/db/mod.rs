@@ -218,6 +218,17 @@ impl Marks {
 /// version `from` to `from + 1`.
 const UPGRADES: [(i32, &str); 2] = [(1, campaign::SCHEMA), (2, bounded::SCHEMA)];
 
+/// A file as the first uttt with a database wrote it (schema version 1, the facts alone; later
+/// versions added campaigns and bounded facts): the tests of the migration make old files
+/// from it.
+pub const SCHEMA_VERSION_1: &str = "PRAGMA application_id = 1970566260;
+    PRAGMA user_version = 1;
+    CREATE TABLE facts (
+        position BLOB NOT NULL, attacker TEXT NOT NULL, wins INTEGER NOT NULL,
+        work INTEGER NOT NULL, best_move TEXT, source TEXT NOT NULL,
+        created INTEGER NOT NULL, notation TEXT NOT NULL,
+        PRIMARY KEY (position, attacker)) WITHOUT ROWID;";
+
 /// Creates the schema in a new file, or brings the schema of an older one up to date, as
 /// `marks` (read within the caller's write transaction) say. Every statement creates only what
 /// is missing (`IF NOT EXISTS`), so a step that another uttt began, or a file a person half

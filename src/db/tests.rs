@@ -38,15 +38,7 @@ impl Drop for TempPath {
 pub(super) fn version_1_file(file: &TempPath) {
     Connection::open(&file.0)
         .unwrap()
-        .execute_batch(
-            "PRAGMA application_id = 1970566260;
-             PRAGMA user_version = 1;
-             CREATE TABLE facts (
-                 position BLOB NOT NULL, attacker TEXT NOT NULL, wins INTEGER NOT NULL,
-                 work INTEGER NOT NULL, best_move TEXT, source TEXT NOT NULL,
-                 created INTEGER NOT NULL, notation TEXT NOT NULL,
-                 PRIMARY KEY (position, attacker)) WITHOUT ROWID;",
-        )
+        .execute_batch(super::SCHEMA_VERSION_1)
         .unwrap();
 }
 

@@ -65,6 +65,26 @@ pub struct PlyReview {
 }
 
 impl PlyReview {
+    /// Ply `ply`'s position, with the move `played` from it, not reviewed yet.
+    fn unreviewed(ply: usize, position: Position, played: Option<Move>) -> PlyReview {
+        PlyReview {
+            ply,
+            position,
+            reviewed: false,
+            value: Verdict::Unknown,
+            best_move: None,
+            played,
+            mark: None,
+            better_move: None,
+            elapsed: Duration::ZERO,
+            nodes: 0,
+            from_database: false,
+            deduced: false,
+            win_in: WinInAnswer::NotAsked,
+            slower_win: false,
+        }
+    }
+
     /// The side to move in this position.
     pub fn to_move(&self) -> Player {
         self.position.side_to_move()
@@ -442,22 +462,7 @@ pub fn review_win_in(
     let mut plies: Vec<PlyReview> = positions
         .iter()
         .enumerate()
-        .map(|(ply, &position)| PlyReview {
-            ply,
-            position,
-            reviewed: false,
-            value: Verdict::Unknown,
-            best_move: None,
-            played: moves.get(ply).copied(),
-            mark: None,
-            better_move: None,
-            elapsed: Duration::ZERO,
-            nodes: 0,
-            from_database: false,
-            deduced: false,
-            win_in: WinInAnswer::NotAsked,
-            slower_win: false,
-        })
+        .map(|(ply, &position)| PlyReview::unreviewed(ply, position, moves.get(ply).copied()))
         .collect();
     let mut end = WalkEnd::Start;
     let mut unknowns = 0;
@@ -591,20 +596,9 @@ mod tests {
             .zip(values)
             .enumerate()
             .map(|(ply, (&position, value))| PlyReview {
-                ply,
-                position,
                 reviewed: true,
                 value,
-                best_move: None,
-                played: moves.get(ply).copied(),
-                mark: None,
-                better_move: None,
-                elapsed: Duration::ZERO,
-                nodes: 0,
-                from_database: false,
-                deduced: false,
-                win_in: WinInAnswer::NotAsked,
-                slower_win: false,
+                ..PlyReview::unreviewed(ply, position, moves.get(ply).copied())
             })
             .collect();
         let error = mark_moves(&mut plies).unwrap_err();
