@@ -24,7 +24,6 @@
 
 use super::api::is_page;
 use super::http::{is_loopback_name, Answer, Head};
-use super::ServerConfig;
 use std::net::TcpStream;
 
 /// The host names requests may be addressed to besides this machine's loopback names and the
@@ -50,9 +49,9 @@ impl AllowedHosts {
 }
 
 /// Whether the request with `head`, which came on `stream`, is answered: `Err` with the 403
-/// that refuses it when it is addressed to a host the server is not, or sent by a page of
-/// another site.
-pub fn admit(head: &Head, stream: &TcpStream, config: &ServerConfig) -> Result<(), Answer> {
+/// that refuses it when it is addressed to a host the server is not (nor one of `allowed`), or
+/// sent by a page of another site.
+pub fn admit(head: &Head, stream: &TcpStream, allowed: &AllowedHosts) -> Result<(), Answer> {
     if let Some(host) = head.host.as_deref() {
         // Canonical on both sides: a dual-stack socket sees IPv4 clients at `::ffff:a.b.c.d`.
         let came_to = stream
@@ -62,7 +61,7 @@ pub fn admit(head: &Head, stream: &TcpStream, config: &ServerConfig) -> Result<(
         let is_own_address = host
             .parse::<std::net::IpAddr>()
             .is_ok_and(|ip| Some(ip.to_canonical()) == came_to);
-        if !is_loopback_name(host) && !is_own_address && !config.allowed_hosts.contains(host) {
+        if !is_loopback_name(host) && !is_own_address && !allowed.contains(host) {
             let text = format!(
                 "this server answers requests addressed to this machine, not to `{host}` \
                  (a name it answers to is given with --allow-host)"
@@ -98,8 +97,7 @@ pub fn admit(head: &Head, stream: &TcpStream, config: &ServerConfig) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Rules;
-    use std::net::{SocketAddr, TcpListener};
+    use std::net::TcpListener;
 
     /// A connection to a listener on 127.0.0.1, from the server's side.
     fn connection() -> (TcpStream, TcpStream) {
@@ -107,16 +105,6 @@ mod tests {
         let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         let (server, _) = listener.accept().unwrap();
         (server, client)
-    }
-
-    fn config(allowed: &[&str]) -> ServerConfig {
-        ServerConfig {
-            address: SocketAddr::from(([0, 0, 0, 0], 0)),
-            rules: Rules::Common,
-            max_searches: 1,
-            allowed_hosts: AllowedHosts::new(allowed),
-            inject_panic: false,
-        }
     }
 
     fn head(target: &str, headers: &str) -> Head {
@@ -129,7 +117,7 @@ mod tests {
         let (stream, _client) = connection();
         let status = |headers: &str, allowed: &[&str]| {
             let head = head("/api/show?position=start", headers);
-            admit(&head, &stream, &config(allowed)).map_or_else(|a| a.status, |()| 200)
+            admit(&head, &stream, &AllowedHosts::new(allowed)).map_or_else(|a| a.status, |()| 200)
         };
         assert_eq!(status("", &[]), 200);
         assert_eq!(status("Host: localhost:8080", &[]), 200);
@@ -147,7 +135,8 @@ mod tests {
     fn pages_of_other_sites_are_refused_but_may_link_to_the_page() {
         let (stream, _client) = connection();
         let status = |target: &str, headers: &str| {
-            admit(&head(target, headers), &stream, &config(&[])).map_or_else(|a| a.status, |()| 200)
+            admit(&head(target, headers), &stream, &AllowedHosts::default())
+                .map_or_else(|a| a.status, |()| 200)
         };
         let api = "/api/solve?position=start";
         let host = "Host: 127.0.0.1:8080\r\n";

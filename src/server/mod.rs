@@ -34,6 +34,7 @@ use std::os::fd::AsRawFd;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::Scope;
+use watch::Permit;
 
 /// The most connections waiting to be accepted (the system may allow fewer: `somaxconn`).
 const LISTEN_QUEUE: libc::c_int = MAX_CONNECTIONS as libc::c_int;
@@ -170,7 +171,7 @@ struct Server<'scope, 'env> {
 
 impl Admission for Server<'_, '_> {
     fn body_allowed(&self, head: &Head, stream: &TcpStream) -> Result<usize, Answer> {
-        admission::admit(head, stream, self.config)?;
+        admission::admit(head, stream, &self.config.allowed_hosts)?;
         // Only a POST of a certificate has a body; any other request that sends one is refused
         // (and a GET of the endpoint answered 405).
         let takes_body = head.method == "POST" && api::takes_body(&head.target);
@@ -269,28 +270,6 @@ fn answer(
     };
     let events = head.wants_events && request.streams();
     watch::answer_watched(stream, events, searches, &request, &body, slot);
-}
-
-/// One of a counted number of places (a search slot, a request being answered), given back
-/// when dropped.
-pub(crate) struct Permit<'a>(&'a AtomicUsize);
-
-impl<'a> Permit<'a> {
-    /// One of the `most` places that `taken` counts, if one is free.
-    fn take(taken: &'a AtomicUsize, most: usize) -> Option<Permit<'a>> {
-        if taken.fetch_add(1, Ordering::SeqCst) >= most {
-            taken.fetch_sub(1, Ordering::SeqCst);
-            None
-        } else {
-            Some(Permit(taken))
-        }
-    }
-}
-
-impl Drop for Permit<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
 }
 
 #[cfg(test)]

@@ -7,10 +7,9 @@ use super::answers::{Progress, Searches};
 use super::api::Request;
 use super::http::EVENT_TIMEOUT;
 use super::http::{client_gone, respond, send_event, start_events, Answer, WRITE_TIMEOUT};
-use super::Permit;
 use std::net::TcpStream;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -110,5 +109,27 @@ struct RaiseOnDrop<'a>(&'a AtomicBool);
 impl Drop for RaiseOnDrop<'_> {
     fn drop(&mut self) {
         self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// One of a counted number of places (a search slot, a request being answered), given back
+/// when dropped.
+pub(crate) struct Permit<'a>(&'a AtomicUsize);
+
+impl<'a> Permit<'a> {
+    /// One of the `most` places that `taken` counts, if one is free.
+    pub fn take(taken: &'a AtomicUsize, most: usize) -> Option<Permit<'a>> {
+        if taken.fetch_add(1, Ordering::SeqCst) >= most {
+            taken.fetch_sub(1, Ordering::SeqCst);
+            None
+        } else {
+            Some(Permit(taken))
+        }
+    }
+}
+
+impl Drop for Permit<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
