@@ -48,6 +48,7 @@
 
 mod check;
 mod format;
+mod references;
 mod verify;
 
 pub use check::{
