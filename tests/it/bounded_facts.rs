@@ -65,6 +65,7 @@ fn solve_with_database(
 }
 
 #[test]
+#[ignore = "heavy oracle sweep: .ci/run runs it with --ignored"]
 fn distances_come_back_from_the_bounded_facts_of_an_earlier_solve_under_every_rule_set() {
     for (index, rules) in RULE_SETS.into_iter().enumerate() {
         let (database, _dir) = fresh_database(&format!("distances-{index}"));
@@ -126,6 +127,7 @@ fn wins_within_as_the_oracle(
 }
 
 #[test]
+#[ignore = "heavy oracle sweep: .ci/run runs it with --ignored"]
 fn bounded_facts_answer_every_bound_they_reach_and_never_change_an_unbounded_answer() {
     let mut answered_total = 0;
     for (index, rules) in RULE_SETS.into_iter().enumerate() {

@@ -1,7 +1,8 @@
 //! The integration tests, in one binary: one link of the release profile's LTO instead of one
 //! per file, which was most of `cargo test --release`'s build time. Each file is a module; a
 //! test's name starts with its file's (`solve_oracle::...`), so `cargo test --test it --
-//! solve_oracle::` runs one file's tests.
+//! solve_oracle::` runs one file's tests. The heaviest oracle sweeps are `#[ignore]`d:
+//! `cargo test --release -- --ignored` runs them (`.ci/run` does).
 mod common;
 
 mod analyze_cli;

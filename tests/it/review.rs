@@ -219,6 +219,7 @@ fn check(review: &Review, game: usize, checked: &Checked) {
 }
 
 #[test]
+#[ignore = "heavy oracle sweep: .ci/run runs it with --ignored"]
 fn review_values_are_the_oracles_and_its_marks_are_analyzes() {
     let games = random_games(12, 0x5eed_0001);
     let cases: Vec<(usize, SolveOptions, u64)> = engines()

@@ -186,6 +186,7 @@ fn every_engine_matches_reference_values_with_a_tiny_table() {
 }
 
 #[test]
+#[ignore = "heavy oracle sweep: .ci/run runs it with --ignored, and again with debug assertions"]
 fn every_engine_matches_the_oracle_on_random_playouts() {
     let positions = common::playout_positions(200, 2026);
     let engines = engines();
@@ -209,6 +210,7 @@ fn every_engine_matches_the_oracle_on_random_playouts() {
 }
 
 #[test]
+#[ignore = "heavy oracle sweep: .ci/run runs it with --ignored, and again with debug assertions"]
 fn every_engine_matches_the_oracle_under_the_other_rule_sets() {
     let engines = engines();
     for (rules, first_ply) in [
@@ -235,6 +237,7 @@ fn every_engine_matches_the_oracle_under_the_other_rule_sets() {
 }
 
 #[test]
+#[ignore = "heavy oracle sweep: .ci/run runs it with --ignored, and again with debug assertions"]
 fn workers_with_private_tables_match_the_reference_values_and_the_oracle() {
     let rows = common::data_rows("late-positions.tsv");
     common::parallel_rows(&rows, |row| {
@@ -505,6 +508,7 @@ fn every_engine_with_a_database_agrees_with_the_oracle_from_any_image() {
 /// it; with one and two workers and a tiny table. Then the campaign answers any symmetric
 /// image of the position from the database.
 #[test]
+#[ignore = "heavy oracle sweep: .ci/run runs it with --ignored, and again with debug assertions"]
 fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
     use uttt::db::Source;
     use uttt::services::StorePolicy;
