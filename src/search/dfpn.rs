@@ -10,18 +10,11 @@ use crate::game::{Move, MoveSet, Position};
 use crate::table::{Table, TableCounters, TableWriter};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// How often (in MID calls) the clock and the stop flag are read, unless the searcher polls
 /// more often (see [`Dfpn::polling`]).
 const CHECK_INTERVAL: u64 = 4096;
-
-/// The deadline `limit` after `start`, or none when the clock cannot hold it: a limit of
-/// centuries (parsers cap what people give, this guards the rest) is no limit, where
-/// `Instant + Duration` would panic.
-pub fn deadline_after(start: Instant, limit: Duration) -> Option<Instant> {
-    start.checked_add(limit)
-}
 
 /// Why a search may stop before it solves its root, and where it reports progress.
 #[derive(Clone, Copy, Debug)]

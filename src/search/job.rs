@@ -2,7 +2,7 @@
 //! says everything needed to run it (so that it can run on another thread, or in another
 //! process), and the one way to run it.
 
-use super::dfpn::{deadline_after, Dfpn, Limits, Poll, TableEntry};
+use super::dfpn::{Dfpn, Limits, Poll, TableEntry};
 use super::handover::subtree_entries;
 use super::numbers::Numbers;
 use super::Question;
@@ -118,7 +118,7 @@ impl Job {
     ) -> JobResult {
         let began = Instant::now();
         let mut limits = limits;
-        if let Some(end) = self.work.time.and_then(|time| deadline_after(began, time)) {
+        if let Some(end) = self.work.time.and_then(|time| began.checked_add(time)) {
             limits.deadline = Some(limits.deadline.map_or(end, |d| d.min(end)));
         }
         let mut searcher = Dfpn::new(table, self.question, self.epsilon, limits);

@@ -15,7 +15,6 @@
 
 use super::Solver;
 use crate::game::{Player, Position};
-use crate::search::dfpn::deadline_after;
 use crate::search::options::tighter;
 use crate::search::SolveOptions;
 use crate::services::report::{SolveReport, Verdict};
@@ -178,7 +177,7 @@ impl Solver<'_> {
         let budget = DistanceBudget {
             deadline: options
                 .time_limit
-                .and_then(|limit| deadline_after(start, limit)),
+                .and_then(|limit| start.checked_add(limit)),
             nodes: tighter(left, share),
         };
         self.distance_with(pos, winner, options, budget)

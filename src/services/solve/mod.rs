@@ -14,7 +14,7 @@ use crate::db::campaign::CampaignId;
 use crate::db::key::{canonical, move_back};
 use crate::db::Database;
 use crate::game::{Move, Player, Position};
-use crate::search::dfpn::{deadline_after, Limits, LiveStats};
+use crate::search::dfpn::{Limits, LiveStats};
 use crate::search::options::{Engine, SolveOptions};
 use crate::search::workers::Workers;
 use crate::table::{Table, TableCounters};
@@ -275,7 +275,7 @@ impl<'a> Solver<'a> {
             stop: self.stop.unwrap_or(&never),
             deadline: options
                 .time_limit
-                .and_then(|t| deadline_after(Instant::now(), t)),
+                .and_then(|t| Instant::now().checked_add(t)),
             live: self.live,
         };
         let node_budget = options.node_limit.unwrap_or(u64::MAX);
