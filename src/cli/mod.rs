@@ -7,6 +7,7 @@ mod board;
 mod db_cmd;
 mod gen_cmd;
 mod interrupt;
+mod learn_cmd;
 mod memory;
 mod perft_cmd;
 mod serve_cmd;
@@ -61,6 +62,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Gen(args) => gen_cmd::run(&args),
         Command::Db(command) => db_cmd::run(&command),
         Command::Campaign(command) => solve::run_campaign(&command),
+        Command::Learn(command) => learn_cmd::run(&command),
     }
 }
 

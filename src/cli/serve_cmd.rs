@@ -18,6 +18,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<i32> {
         threads: args.threads.map_or(defaults.threads, |t| t as usize),
         time_limit: Some(args.time_limit),
         node_limit: args.node_limit,
+        guide: args.guide.checked()?,
         ..defaults
     };
     let config = ServerConfig {

@@ -288,6 +288,7 @@ mod tests {
     use super::rank::share_most_work;
     use super::*;
     use crate::game::Player;
+    use crate::search::guide::Guide;
     use crate::search::handover::HANDED_OVER_ENTRIES;
     use crate::search::JobResult;
     use crate::search::{Numbers, Question, WorkBudget};
@@ -329,6 +330,7 @@ mod tests {
                 deadline: Some(u8::MAX),
             },
             epsilon: f64::MAX,
+            guide: Guide::Learned,
             path: vec![80; 81],
             thresholds: most,
             work: WorkBudget {

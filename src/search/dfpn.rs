@@ -3,13 +3,15 @@
 //! The table is only a cache: each call keeps its children's numbers in its own frame, so a
 //! dropped or overwritten entry costs time, never progress or correctness.
 
-use super::numbers::{child_thresholds, initial_numbers, select_child, Numbers, INFINITY};
+use super::guide::{self, Model};
+pub use super::live::LiveStats;
+use super::numbers::{child_thresholds, select_child, Numbers, INFINITY};
 use super::rules::{evaluate, Evaluation};
 use super::{table_key, Question};
 use crate::game::{Move, MoveSet, Position};
 use crate::table::{Table, TableCounters, TableWriter};
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// How often (in MID calls) the clock and the stop flag are read, unless the searcher polls
@@ -51,32 +53,6 @@ pub struct Poll<'p> {
     pub interval: u64,
     /// What to call.
     pub call: &'p mut (dyn FnMut() + 'p),
-}
-
-/// Progress figures a search publishes for a live display (updated every few thousand nodes).
-#[derive(Debug, Default)]
-pub struct LiveStats {
-    /// Nodes searched so far, over all searches of the solve.
-    pub nodes: AtomicU64,
-    /// The current root numbers, φ and δ packed in one word so that a reader never sees the
-    /// φ of one update with the δ of another.
-    root: AtomicU64,
-    /// PN-DFPN: nodes in the root tree now (zero for the other engines).
-    pub tree_nodes: AtomicU64,
-    /// PN-DFPN: jobs merged so far, over all searches of the solve.
-    pub jobs: AtomicU64,
-}
-
-impl LiveStats {
-    /// Shows `numbers` as the root's current numbers.
-    pub fn publish_root(&self, numbers: Numbers) {
-        self.root.store(numbers.pack(), Ordering::Relaxed);
-    }
-
-    /// The root's numbers as last published (zeros before any).
-    pub fn root(&self) -> Numbers {
-        Numbers::unpack(self.root.load(Ordering::Relaxed))
-    }
 }
 
 /// One child of a node held in the caller's frame.
@@ -170,7 +146,15 @@ pub struct Dfpn<'a> {
     check_interval: u64,
     /// Called on the searching thread every `check_interval` MID calls (see [`Dfpn::polling`]).
     poll: Option<&'a mut (dyn FnMut() + 'a)>,
+    /// The learned model that estimates new nodes' numbers, if any (see [`Dfpn::guided_by`]).
+    guide: Option<&'a Model>,
+    /// Told of every MID call as it returns (see [`Dfpn::observing`]).
+    observer: Option<&'a mut Observer<'a>>,
 }
+
+/// What [`Dfpn::observing`] calls as each MID call returns: the position, its numbers then
+/// (for its side to move), and the MID calls that call made.
+pub type Observer<'a> = dyn FnMut(&Position, Numbers, u64) + 'a;
 
 impl Drop for Dfpn<'_> {
     /// Reports to the live display the MID calls made since the searcher's last check (up to
@@ -203,7 +187,24 @@ impl<'a> Dfpn<'a> {
             solved: Vec::new(),
             check_interval: CHECK_INTERVAL,
             poll: None,
+            guide: None,
+            observer: None,
         }
+    }
+
+    /// This searcher, estimating the numbers of new nodes by `model` (none: the hand-built
+    /// estimate). Any estimate keeps the search sound; the model changes only the work.
+    pub fn guided_by(mut self, model: Option<&'a Model>) -> Dfpn<'a> {
+        self.guide = model;
+        self
+    }
+
+    /// This searcher, telling `observer` of every MID call as it returns: the position, its
+    /// numbers then (for its side to move), and the MID calls that call made (for the
+    /// learned guide's training data, see `crate::services::learn`).
+    pub fn observing(mut self, observer: &'a mut Observer<'a>) -> Dfpn<'a> {
+        self.observer = Some(observer);
+        self
     }
 
     /// This searcher, making `poll`'s call on its own thread every `poll.interval` MID calls,
@@ -277,9 +278,10 @@ impl<'a> Dfpn<'a> {
             }
             Evaluation::Open(node) => node,
         };
+        let bounded = self.question.deadline.is_some();
         let numbers = self
             .table_numbers(pos)
-            .unwrap_or_else(|| initial_numbers(&node));
+            .unwrap_or_else(|| guide::estimate(self.guide, pos, &node, bounded));
         Peeked {
             numbers,
             moves: node.moves,
@@ -457,6 +459,9 @@ impl<'a> Dfpn<'a> {
         }
         let work = self.nodes - start_nodes;
         self.table.store(key, numbers, work);
+        if let Some(observer) = self.observer.as_mut() {
+            observer(pos, numbers, work);
+        }
         if numbers.is_solved() && self.share_min_work.is_some_and(|min| work >= min) {
             self.solved.push(TableEntry { key, numbers, work });
         }
@@ -484,30 +489,6 @@ mod tests {
         assert_eq!(json, format!("[{},0,{},12345]", u64::MAX - 7, u32::MAX));
         let back: TableEntry = serde_json::from_str(&json).unwrap();
         assert_eq!(back, entry);
-    }
-
-    #[test]
-    fn the_live_root_numbers_are_never_a_mix_of_two_updates() {
-        let live = LiveStats::default();
-        let pairs = [Numbers { phi: 1, delta: 2 }, Numbers { phi: 3, delta: 4 }];
-        let done = AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            scope.spawn(|| {
-                for i in 0..2_000_000 {
-                    live.publish_root(pairs[i % 2]);
-                }
-                done.store(true, Ordering::Relaxed);
-            });
-            let mut reads = 0u64;
-            while !done.load(Ordering::Relaxed) || reads < 1_000 {
-                let seen = live.root();
-                assert!(
-                    seen == Numbers { phi: 0, delta: 0 } || pairs.contains(&seen),
-                    "a torn pair: {seen:?}"
-                );
-                reads += 1;
-            }
-        });
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! process), and the one way to run it.
 
 use super::dfpn::{Dfpn, Limits, Poll, TableEntry};
+use super::guide::Guide;
 use super::handover::subtree_entries;
 use super::numbers::Numbers;
 use super::Question;
@@ -48,6 +49,9 @@ pub struct Job {
     pub question: Question,
     /// ε of the 1+ε trick.
     pub epsilon: f64,
+    /// Where new nodes' numbers come from.
+    #[serde(default)]
+    pub guide: Guide,
     /// Squares of the moves from the root to the leaf to search.
     pub path: Vec<u8>,
     /// DFPN thresholds for the leaf.
@@ -121,7 +125,8 @@ impl Job {
         if let Some(end) = self.work.time.and_then(|time| began.checked_add(time)) {
             limits.deadline = Some(limits.deadline.map_or(end, |d| d.min(end)));
         }
-        let mut searcher = Dfpn::new(table, self.question, self.epsilon, limits);
+        let mut searcher = Dfpn::new(table, self.question, self.epsilon, limits)
+            .guided_by(self.guide.searching_model());
         if let Some(poll) = poll {
             searcher = searcher.polling(poll);
         }
@@ -178,6 +183,7 @@ mod tests {
             root: POSITION.parse().unwrap(),
             question: Question::wins(Player::O),
             epsilon: 0.25,
+            guide: Guide::Rules,
             path: Vec::new(),
             thresholds,
             work,

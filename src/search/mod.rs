@@ -1,19 +1,23 @@
 //! The engines: the searches and the game knowledge they use. Knows the game core and the
 //! table, nothing of the services above it or the command line; no global state.
 //!
-//! - Game knowledge: [`rules`] (static rules that settle or prune a position) and [`numbers`]
-//!   (initial proof numbers and how a search chooses by them).
+//! - Game knowledge: [`rules`] (static rules that settle or prune a position), [`numbers`]
+//!   (initial proof numbers and how a search chooses by them) and [`guide`] (where a new node's
+//!   numbers come from: the hand-built estimate or a model learned from the solver's proofs).
 //! - The searches: [`dfpn`] (one searcher), [`shared_dfpn`] (several over one table), and
 //!   PN-DFPN: the root tree [`pn_dfpn`] hands out [`job`]s through a transport
 //!   ([`workers`]: local threads, a table per thread; MPI lives in `crate::distributed`), and
 //!   a moved job takes its subtree's entries along ([`handover`]).
-//! - How to search: [`options`]; a line of best play read from the table: [`pv`].
+//! - How to search: [`options`]; a line of best play read from the table: [`pv`]; what a
+//!   running search shows a live display: [`live`].
 //!
 //! The one entry point for a solve is `crate::services::Solver`.
 
 pub mod dfpn;
+pub mod guide;
 pub mod handover;
 pub mod job;
+pub mod live;
 pub mod numbers;
 pub mod options;
 pub mod pn_dfpn;
@@ -22,8 +26,8 @@ pub mod rules;
 pub mod shared_dfpn;
 pub mod workers;
 
-pub use dfpn::LiveStats;
 pub use job::{Job, JobResult, JobTerms, WorkBudget};
+pub use live::LiveStats;
 pub use numbers::Numbers;
 pub use options::{Engine, SolveOptions};
 pub use workers::Workers;

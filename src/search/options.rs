@@ -1,6 +1,7 @@
 //! How to solve: the engine, its tuning and the limits, as plain data, with the defaults users
 //! get.
 
+use super::guide::Guide;
 use super::Question;
 use crate::game::{Player, Position};
 use serde::{Deserialize, Serialize};
@@ -64,6 +65,10 @@ pub struct SolveOptions {
     /// PN-DFPN: wall-clock time each job may take besides its MID calls, if bounded.
     #[serde(default)]
     pub job_time: Option<Duration>,
+    /// Where new nodes' numbers come from: the hand-built estimate or the learned model. It
+    /// changes the work, never the answer.
+    #[serde(default)]
+    pub guide: Guide,
 }
 
 /// The defaults users get: the command line starts from these, so they are the one source.
@@ -82,6 +87,7 @@ impl Default for SolveOptions {
             split_threshold: DEFAULT_SPLIT_THRESHOLD,
             tree_bytes: DEFAULT_TREE_BYTES,
             job_time: None,
+            guide: Guide::default(),
         }
     }
 }

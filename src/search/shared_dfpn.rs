@@ -8,6 +8,7 @@
 
 use super::dfpn::{Dfpn, Limits};
 use super::numbers::Numbers;
+use super::options::SolveOptions;
 use super::Question;
 use crate::game::Position;
 use crate::table::{Table, TableCounters};
@@ -27,18 +28,19 @@ pub struct SharedRun {
     pub counters: TableCounters,
 }
 
-/// Searches `question` at `root` with `threads` DFPN searchers (at least one)
+/// Searches `question` at `root` with `options.threads` DFPN searchers (at least one; with
+/// the options' ε and guide)
 /// against `table`, within `limits` and `node_budget` MID calls in all (split evenly).
 pub fn search(
     root: &Position,
     question: Question,
-    epsilon: f64,
-    threads: usize,
+    options: &SolveOptions,
     table: &Table,
     limits: Limits,
     node_budget: u64,
 ) -> SharedRun {
-    let threads = threads.max(1);
+    let (epsilon, threads) = (options.epsilon, options.threads.max(1));
+    let model = options.guide.searching_model();
     // Raised when one searcher solves the root or when `limits.stop` is raised.
     let done = AtomicBool::new(false);
     let shared_limits = Limits {
@@ -52,7 +54,8 @@ pub fn search(
                 let done = &done;
                 scope.spawn(move || {
                     let mut searcher =
-                        Dfpn::new(table, question, epsilon * (1 + i) as f64, shared_limits);
+                        Dfpn::new(table, question, epsilon * (1 + i) as f64, shared_limits)
+                            .guided_by(model);
                     if i == 0 {
                         searcher = searcher.publishing_root_numbers();
                     }

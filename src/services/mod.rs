@@ -7,7 +7,8 @@
 //! - Built on it: [`analyze`] (every move's value), [`review`] (where a game was won and
 //!   lost), [`campaign`] (a solve kept in the database: running it, where it stands),
 //!   [`certify`](mod@certify) (proof certificates from a solved table or campaign, written to
-//!   files and checked), and [`player`] (games played by short searches).
+//!   files and checked), [`player`] (games played by short searches) and [`learn`] (the
+//!   learned guide's samples, training and predictions).
 //! - [`json`]: the documented JSON objects of the answers, the same for every front end;
 //!   [`units`]: the sizes and durations people write, read the same by every front end.
 
@@ -16,6 +17,7 @@ pub mod campaign;
 pub mod certify;
 pub mod json;
 pub mod known;
+pub mod learn;
 pub mod player;
 pub mod report;
 pub mod review;

@@ -19,6 +19,7 @@ mod everyday_cli;
 mod game_rules;
 mod gen_cli;
 mod independent_checker;
+mod learn_cli;
 mod max_plies;
 #[cfg(feature = "mpi")]
 mod mpi_campaign_cli;

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use uttt::game::{format_position, Player, Position};
 use uttt::search::dfpn::{Limits, TableEntry};
+use uttt::search::guide::Guide;
 use uttt::search::handover::{install, subtree_entries, HANDED_OVER_ENTRIES};
 use uttt::search::numbers::{Numbers, INFINITY};
 use uttt::search::{table_key, Job, JobResult, Question, WorkBudget};
@@ -31,6 +32,7 @@ fn search_as_job(
         root: *root,
         question: Question::wins(attacker),
         epsilon: 0.25,
+        guide: Guide::Rules,
         path: Vec::new(),
         thresholds: Numbers {
             phi: INFINITY,

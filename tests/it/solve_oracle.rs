@@ -4,6 +4,7 @@
 use crate::common;
 use crate::common::oracle::{oracle_value_under, OracleRules};
 use uttt::game::{format_position, parse_position, parse_position_under, Move, Position, Rules};
+use uttt::search::guide::Guide;
 use uttt::search::workers::private::with_private_tables;
 use uttt::search::{Engine, SolveOptions};
 use uttt::services::{SolveReport, SolveValue, Solver, Verdict};
@@ -11,8 +12,23 @@ use uttt::table::Table;
 
 /// The engines under test: DFPN, shared-table DFPN with 2 and 4 searchers, and PN-DFPN with
 /// 1, 2, 4, 8 and 16 workers and small jobs and split threshold, so that even these quick
-/// positions grow a root tree.
+/// positions grow a root tree; then DFPN, shared-table DFPN with 2 searchers and PN-DFPN with
+/// 4 workers steered by the learned guide (which may change the work, never the answer).
 fn engines() -> Vec<SolveOptions> {
+    let mut all = engines_with_the_hand_built_estimate();
+    let guided: Vec<SolveOptions> = [0, 1, 5]
+        .iter()
+        .map(|&i| SolveOptions {
+            guide: Guide::Learned,
+            ..all[i].clone()
+        })
+        .collect();
+    all.extend(guided);
+    all
+}
+
+/// The engines of [`engines`] with the hand-built estimate.
+fn engines_with_the_hand_built_estimate() -> Vec<SolveOptions> {
     let mut all = vec![SolveOptions {
         engine: Engine::Dfpn,
         ..SolveOptions::default()

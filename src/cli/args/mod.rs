@@ -1,11 +1,13 @@
 //! Command-line options, parsed once into plain structs.
 
+use crate::search::guide::Guide;
 use crate::services::units::{parse_duration, parse_size};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
 
 mod database;
+mod learn;
 mod position;
 mod serve;
 
@@ -13,6 +15,7 @@ pub use database::{
     CampaignCertifyArgs, CampaignCommand, CampaignRunArgs, CampaignStatusArgs, DbCheckArgs,
     DbCommand, DbImportArgs, DbStatsArgs,
 };
+pub use learn::{LearnCommand, LearnDataArgs, LearnPredictArgs, LearnQualityArgs, LearnTrainArgs};
 pub use position::{parse_rules, PositionArgs, RuleSetArg};
 pub use serve::ServeArgs;
 
@@ -77,6 +80,13 @@ pub enum Command {
         after_help = "Examples:\n  uttt campaign run \"X;...;...\" --db solved.db --time-limit 1h\n  uttt campaign status \"X;...;...\" --db solved.db\n  uttt campaign certify \"X;...;...\" --db solved.db --certificate proof.cert --verify"
     )]
     Campaign(CampaignCommand),
+    /// The learned guide: training samples from the solver's own proofs, the model fitted to
+    /// them, its quality and its predictions.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  uttt learn data --games 200 --output samples.jsonl\n  uttt learn train samples.jsonl --out guide.bin\n  uttt learn quality held-out.jsonl\n  uttt gen --plies 30 --count 3 | uttt learn predict"
+    )]
+    Learn(LearnCommand),
 }
 
 /// The default of `--db-min-work`: answers of fewer nodes are not worth a row (they take
@@ -164,6 +174,38 @@ impl WinInArg {
             WinInArg::Range => crate::services::WinInMode::Range,
             WinInArg::Off => crate::services::WinInMode::Off,
         }
+    }
+}
+
+/// A guide named on the command line (see [`Guide`]).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GuideArg {
+    /// The hand-built estimate: mobility, live lines and threats.
+    Rules,
+    /// The model learned from the solver's own proofs.
+    Learned,
+}
+
+impl From<Guide> for GuideArg {
+    fn from(guide: Guide) -> GuideArg {
+        match guide {
+            Guide::Rules => GuideArg::Rules,
+            Guide::Learned => GuideArg::Learned,
+        }
+    }
+}
+
+impl GuideArg {
+    /// The guide, its weights checked: an error names what is wrong with them.
+    pub fn checked(self) -> anyhow::Result<Guide> {
+        let guide = match self {
+            GuideArg::Rules => Guide::Rules,
+            GuideArg::Learned => Guide::Learned,
+        };
+        guide
+            .model()
+            .map_err(|e| anyhow::anyhow!("--guide {}: {e}", guide.name()))?;
+        Ok(guide)
     }
 }
 
@@ -355,6 +397,11 @@ pub struct SearchArgs {
     /// ε of the 1+ε trick: child thresholds grow to (1+ε) times the second-best sibling.
     #[arg(long, default_value_t = crate::search::options::DEFAULT_EPSILON)]
     pub epsilon: f64,
+    /// Where new nodes' proof numbers come from: `rules` (the hand-built estimate) or
+    /// `learned` (the model trained on the solver's own proofs). Changes the work, never the
+    /// answer.
+    #[arg(long, value_enum, default_value_t = GuideArg::from(Guide::default()))]
+    pub guide: GuideArg,
     /// Transposition table size; K, M, G, T (or KiB, MiB, GiB, TiB) are powers of 1024,
     /// so 1G = 2^30 bytes. Rounded down to a power of two. Memory is used as the search
     /// needs it, so a large table costs a small solve nothing.

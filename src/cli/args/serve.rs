@@ -1,6 +1,7 @@
 //! The options of `uttt serve`.
 
-use super::RuleSetArg;
+use super::{GuideArg, RuleSetArg};
+use crate::search::guide::Guide;
 use crate::services::units::{parse_duration, parse_size};
 use clap::Args;
 use std::time::Duration;
@@ -28,6 +29,10 @@ pub struct ServeArgs {
     /// The rule set of positions that name none.
     #[command(flatten)]
     pub rule_set: RuleSetArg,
+    /// Where new nodes' proof numbers come from in every search: `rules` (the hand-built
+    /// estimate) or `learned` (the model trained on the solver's own proofs).
+    #[arg(long, value_enum, default_value_t = GuideArg::from(Guide::default()))]
+    pub guide: GuideArg,
     /// Search threads of each search (default: the available parallelism).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,

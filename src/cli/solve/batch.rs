@@ -27,9 +27,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// One non-blank, non-comment line of the input.
-struct Entry {
-    line: usize,
-    parsed: Result<(Position, Option<Verdict>), String>,
+pub(crate) struct Entry {
+    /// Its line number, from 1.
+    pub line: usize,
+    /// Its position and expected value, or what is wrong with it.
+    pub parsed: Result<(Position, Option<Verdict>), String>,
 }
 
 /// What became of one entry.
@@ -47,7 +49,7 @@ enum Outcome {
 /// under `rules` until a line `rules NAME` names another rule set for the lines after it. A
 /// line that is not UTF-8, or names no rule set, becomes a bad entry; only a failure to read
 /// at all is an error.
-fn read_entries(path: &Path, mut rules: Rules) -> anyhow::Result<Vec<Entry>> {
+pub(crate) fn read_entries(path: &Path, mut rules: Rules) -> anyhow::Result<Vec<Entry>> {
     let mut reader: Box<dyn BufRead> = if path == Path::new("-") {
         Box::new(std::io::stdin().lock())
     } else {

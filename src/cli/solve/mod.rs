@@ -7,7 +7,7 @@
 //! `progress` draws the live displays.
 
 mod analyze;
-mod batch;
+pub(crate) mod batch;
 mod campaign;
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;

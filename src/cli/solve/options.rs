@@ -50,6 +50,7 @@ pub fn search_options(
         split_threshold: args.split_threshold,
         tree_bytes: args.tree_mem,
         job_time: args.job_time,
+        guide: args.guide.checked()?,
     })
 }
 

@@ -19,6 +19,7 @@
 //! change nothing else.
 
 use super::dfpn::{Dfpn, Limits};
+use super::guide::Guide;
 use super::job::{Job, JobResult, JobTerms, WorkBudget};
 use super::numbers::{child_thresholds, select_child, Numbers, Selection, INFINITY};
 use super::workers::Workers;
@@ -53,6 +54,9 @@ pub struct PnDfpnConfig {
     pub epsilon: f64,
     /// Wall-clock time a job may take (as well as its MID calls), if bounded.
     pub job_time: Option<Duration>,
+    /// Where new nodes' numbers come from, in the tree and in every job.
+    #[serde(default)]
+    pub guide: Guide,
 }
 
 /// Statistics of the tree, reported under `tree` in the JSON.
@@ -117,7 +121,8 @@ pub fn search(
         table,
         keep_solved,
     };
-    let mut root_searcher = Dfpn::new(table, root.question, config.epsilon, limits);
+    let mut root_searcher = Dfpn::new(table, root.question, config.epsilon, limits)
+        .guided_by(config.guide.searching_model());
     let mut tree = if kept.is_empty() {
         Tree::new(root_searcher.peek(root.pos), config.tree_bytes)
     } else {
@@ -368,6 +373,7 @@ fn select_job(
         root: *root.pos,
         question: root.question,
         epsilon: config.epsilon,
+        guide: config.guide,
         path,
         thresholds,
         work: WorkBudget {

@@ -48,6 +48,7 @@ fn config(job_work: u64, split_threshold: u64) -> PnDfpnConfig {
         tree_bytes: 1 << 20,
         epsilon: 0.25,
         job_time: None,
+        guide: Guide::Rules,
     }
 }
 

@@ -105,7 +105,8 @@ impl ThreeValued<'_> {
             }
             if let Some(attacker) = decisive {
                 let question = options.question(pos, attacker);
-                let mut searcher = Dfpn::new(table, question, options.epsilon, limits);
+                let mut searcher = Dfpn::new(table, question, options.epsilon, limits)
+                    .guided_by(options.guide.searching_model());
                 let budget = node_budget.saturating_sub(report.nodes);
                 report.pv = principal_variation(pos, &mut searcher, budget);
                 report.best_move = report.pv.first().copied();
@@ -129,8 +130,9 @@ impl ThreeValued<'_> {
         let question = options.question(pos, attacker);
         match options.engine {
             Engine::Dfpn => {
-                let mut searcher =
-                    Dfpn::new(table, question, options.epsilon, limits).publishing_root_numbers();
+                let mut searcher = Dfpn::new(table, question, options.epsilon, limits)
+                    .guided_by(options.guide.searching_model())
+                    .publishing_root_numbers();
                 let numbers = searcher.solve(pos, node_budget);
                 BinaryRun {
                     numbers,
@@ -141,15 +143,7 @@ impl ThreeValued<'_> {
                 }
             }
             Engine::SharedDfpn => {
-                let run = shared_dfpn::search(
-                    pos,
-                    question,
-                    options.epsilon,
-                    options.threads,
-                    table,
-                    limits,
-                    node_budget,
-                );
+                let run = shared_dfpn::search(pos, question, options, table, limits, node_budget);
                 BinaryRun {
                     numbers: run.numbers,
                     nodes: run.nodes,
@@ -165,6 +159,7 @@ impl ThreeValued<'_> {
                     tree_bytes: options.tree_bytes,
                     epsilon: options.epsilon,
                     job_time: options.job_time,
+                    guide: options.guide,
                 };
                 let mut keeper = match self.keeping {
                     None => None,

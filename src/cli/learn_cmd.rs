@@ -1,0 +1,237 @@
+//! `uttt learn`: training samples from the solver's own proofs, the guide's model fitted to
+//! them, its quality, and its predictions for any position.
+
+use super::args::{
+    LearnCommand, LearnDataArgs, LearnPredictArgs, LearnQualityArgs, LearnTrainArgs,
+};
+use super::solve::batch::read_entries;
+use super::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
+use crate::game::{format_position, Player, Position, Rules};
+use crate::search::guide::{embedded_model, Model};
+use crate::services::learn::data::{generate, DataOptions};
+use crate::services::learn::predict::predict;
+use crate::services::learn::quality::{measure, Quality};
+use crate::services::learn::train::{train, TrainOptions};
+use crate::services::learn::{Prepared, Sample};
+use anyhow::Context;
+use serde_json::json;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Runs a `uttt learn` subcommand.
+pub fn run(command: &LearnCommand) -> anyhow::Result<i32> {
+    match command {
+        LearnCommand::Data(args) => run_data(args),
+        LearnCommand::Train(args) => run_train(args),
+        LearnCommand::Quality(args) => run_quality(args),
+        LearnCommand::Predict(args) => run_predict(args),
+    }
+}
+
+fn run_data(args: &LearnDataArgs) -> anyhow::Result<i32> {
+    anyhow::ensure!(
+        args.min_stones <= args.max_stones,
+        "--min-stones {} is more than --max-stones {}",
+        args.min_stones,
+        args.max_stones
+    );
+    let mut rules: Vec<Rules> = args.rules.iter().flat_map(|r| r.0.clone()).collect();
+    rules.dedup();
+    let options = DataOptions {
+        games: args.games,
+        seed: args.seed,
+        node_limit: args.node_limit.max(1),
+        stones: args.min_stones..=args.max_stones,
+        rules,
+        threads: args.threads as usize,
+        table_bytes: args.table_mem,
+        keep_work: args.keep_work,
+    };
+    let mut excluded = Vec::new();
+    for path in &args.exclude {
+        for entry in read_entries(path, Rules::Common)? {
+            let (pos, _) = entry
+                .parsed
+                .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), entry.line))?;
+            excluded.push(pos);
+        }
+    }
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let started = Instant::now();
+    let stop = interrupt::stop_flag();
+    let summary = generate(&options, &excluded, stop, &mut |samples: &[Sample]| {
+        for sample in samples {
+            serde_json::to_writer(&mut out, sample)?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    })?;
+    out.flush()?;
+    eprintln!(
+        "{} games ({} left out as positions of the benchmarks or after them): {} samples of \
+         roots, {} of positions settled inside searches; {} nodes in {:.1} s",
+        summary.games,
+        summary.excluded,
+        summary.root_samples,
+        summary.inner_samples,
+        summary.nodes,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(interrupt::exit_code().unwrap_or(EXIT_OK))
+}
+
+/// Reads sample files, each line a [`Sample`]; a bad line is an error naming its file, line
+/// and column.
+fn read_samples(paths: &[PathBuf]) -> anyhow::Result<Vec<Prepared>> {
+    let mut prepared = Vec::new();
+    for path in paths {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
+            let line = line.with_context(|| format!("cannot read {}", path.display()))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let at = |column: usize| format!("{}:{}:{column}", path.display(), index + 1);
+            let sample: Sample = serde_json::from_str(&line)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", at(e.column())))?;
+            if let Some(ready) =
+                Prepared::of(&sample).map_err(|e| anyhow::anyhow!("{}: {e}", at(1)))?
+            {
+                prepared.push(ready);
+            }
+        }
+    }
+    Ok(prepared)
+}
+
+fn run_train(args: &LearnTrainArgs) -> anyhow::Result<i32> {
+    let started = Instant::now();
+    let samples = read_samples(&args.data)?;
+    let (held_out, training): (Vec<Prepared>, Vec<Prepared>) = samples
+        .into_iter()
+        .partition(|sample| sample.game % args.hold_out == 0);
+    anyhow::ensure!(!training.is_empty(), "no samples to train on");
+    let options = TrainOptions {
+        seed: args.seed,
+        epochs: args.epochs,
+        learning_rate: args.learning_rate,
+    };
+    let model = train(&training, &options);
+    let trained = started.elapsed();
+    write_weights(&args.out, &model)?;
+    let quality = measure(&model, &held_out);
+    let fitted = measure(&model, &training);
+    if args.json {
+        let report = json!({
+            "weights": args.out,
+            "checksum": format!("{:016x}", model.checksum()),
+            "training_samples": training.len(),
+            "seconds": trained.as_secs_f64(),
+            "held_out": quality,
+            "training": fitted,
+        });
+        println!("{report}");
+    } else {
+        println!(
+            "wrote {} (checksum {:016x}): {} samples, {} epochs, {:.1} s",
+            args.out.display(),
+            model.checksum(),
+            training.len(),
+            args.epochs,
+            trained.as_secs_f64()
+        );
+        print_quality("held-out games", &quality);
+        print_quality("training games", &fitted);
+    }
+    Ok(EXIT_OK)
+}
+
+/// Writes the weights through a temporary file, so that a stopped run never leaves half a
+/// file where the weights were.
+fn write_weights(path: &Path, model: &Model) -> anyhow::Result<()> {
+    let temporary = path.with_extension("partial");
+    std::fs::write(&temporary, model.to_bytes())
+        .with_context(|| format!("cannot write {}", temporary.display()))?;
+    std::fs::rename(&temporary, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn print_quality(label: &str, quality: &Quality) {
+    println!(
+        "{label}: {} samples; rank correlation with the real cost, learned / hand-built: \
+         proofs {:.3} / {:.3} ({}), disproofs {:.3} / {:.3} ({}); likeliest outcome agrees \
+         {:.1} %",
+        quality.samples,
+        quality.proofs.learned,
+        quality.proofs.rules,
+        quality.proofs.samples,
+        quality.disproofs.learned,
+        quality.disproofs.rules,
+        quality.disproofs.samples,
+        100.0 * quality.outcome_agreement
+    );
+}
+
+/// The model in `path`, or the built-in one.
+fn load_model(path: Option<&Path>) -> anyhow::Result<Model> {
+    match path {
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            Model::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+        }
+        None => embedded_model()
+            .cloned()
+            .context("the built-in guide weights (models/guide.bin)"),
+    }
+}
+
+fn run_quality(args: &LearnQualityArgs) -> anyhow::Result<i32> {
+    let model = load_model(args.weights.as_deref())?;
+    let samples = read_samples(&args.data)?;
+    let quality = measure(&model, &samples);
+    if args.json {
+        println!("{}", serde_json::to_string(&quality)?);
+    } else {
+        print_quality("samples", &quality);
+    }
+    Ok(EXIT_OK)
+}
+
+fn run_predict(args: &LearnPredictArgs) -> anyhow::Result<i32> {
+    let model = load_model(args.weights.as_deref())?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut bad = 0;
+    for entry in read_entries(&args.file, args.rule_set.rules)? {
+        let pos: Position = match entry.parsed {
+            Ok((pos, _)) => pos,
+            Err(reason) => {
+                eprintln!("error: {}:{}: {reason}", args.file.display(), entry.line);
+                bad += 1;
+                continue;
+            }
+        };
+        let prediction = predict(&model, &pos);
+        let mut line = json!({ "line": entry.line, "position": format_position(&pos) });
+        match args.attacker.map(Player::from) {
+            Some(Player::X) => line["x_wins"] = serde_json::to_value(&prediction.x_wins)?,
+            Some(Player::O) => line["o_wins"] = serde_json::to_value(&prediction.o_wins)?,
+            None => {
+                line["x_wins"] = serde_json::to_value(&prediction.x_wins)?;
+                line["o_wins"] = serde_json::to_value(&prediction.o_wins)?;
+            }
+        }
+        line["estimate"] = serde_json::to_value(prediction.estimate)?;
+        writeln!(out, "{line}")?;
+    }
+    out.flush()?;
+    Ok(if bad > 0 { EXIT_INCOMPLETE } else { EXIT_OK })
+}

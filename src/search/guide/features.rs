@@ -1,0 +1,248 @@
+//! What the learned guide sees of a position: a handful of rows of its pattern table, one for
+//! each part of the position (an n-tuple network's inputs).
+//!
+//! Everything is seen from the side to move ("mine") against its opponent ("theirs"), so one
+//! table serves both players, and the questions "does the side to move win?" and "does its
+//! opponent win?" are two outputs of the same rows.
+//!
+//! The rows, in the order of [`Features::rows`]:
+//! - **each small board's cells** (3^9 patterns), in a table of its own for each of the nine
+//!   kinds of board: its place on the big board (corner, edge or centre) by whether it is the
+//!   board to play in, one of the boards a free move may go to, or neither;
+//! - **the big board** (4^9 patterns: each board open, mine, theirs, or closed with no winner);
+//! - **the moves worth searching**, counted (0 to 81);
+//! - **the stones on the board** (0 to 81);
+//! - **the live lines** of the big board each side could still complete (0 to 8 each, as a
+//!   pair);
+//! - **the context**: the rule set, whether the move is free, and which sides have a board
+//!   that would win the game with one move;
+//! - **the open boards**, counted, by rule set (how much game is left).
+
+use crate::game::tables::{lines_within, FULL_MASK};
+use crate::game::{Position, Rules};
+use crate::search::rules::{winning_boards, OpenNode};
+
+/// Patterns of one small board: each of nine cells empty, mine or theirs.
+const BOARD_PATTERNS: usize = 19_683;
+/// Patterns of the big board: each of nine boards open, mine, theirs or closed with no winner.
+const BIG_PATTERNS: usize = 262_144;
+/// Kinds of small board: three places by three ways it may be played in.
+const BOARD_KINDS: usize = 9;
+
+const BIG_OFFSET: usize = BOARD_KINDS * BOARD_PATTERNS;
+const MOVES_OFFSET: usize = BIG_OFFSET + BIG_PATTERNS;
+const STONES_OFFSET: usize = MOVES_OFFSET + 82;
+const LINES_OFFSET: usize = STONES_OFFSET + 82;
+const CONTEXT_OFFSET: usize = LINES_OFFSET + 81;
+const OPEN_OFFSET: usize = CONTEXT_OFFSET + 3 * 2 * 4;
+
+/// Rows in the pattern table (every row is an input that is either present or not).
+pub const ROWS: usize = OPEN_OFFSET + 3 * 10;
+
+/// Rows present in any one position.
+pub const ACTIVE_ROWS: usize = 15;
+
+/// A 9-bit mask read as a base-`base` number whose digit `i` is bit `i` (the weight of each
+/// set bit summed): `pattern = digits(mine) + 2 · digits(theirs)` for three symbols per cell.
+const fn digit_table(base: u32) -> [u32; 512] {
+    let mut table = [0u32; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        let mut value = 0;
+        let mut weight = 1;
+        let mut bit = 0;
+        while bit < 9 {
+            if mask & (1 << bit) != 0 {
+                value += weight;
+            }
+            weight *= base;
+            bit += 1;
+        }
+        table[mask] = value;
+        mask += 1;
+    }
+    table
+}
+
+static BASE3: [u32; 512] = digit_table(3);
+static BASE4: [u32; 512] = digit_table(4);
+
+/// Place of each board on the big board: 0 corner, 1 edge, 2 centre.
+const PLACE: [usize; 9] = [0, 1, 0, 1, 2, 1, 0, 1, 0];
+
+/// What the search already knows of a position when it asks the guide: the static rules'
+/// findings ([`OpenNode`]), told from the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Findings {
+    /// The moves worth searching.
+    pub moves: u32,
+    /// Lines of the big board the side to move could still complete.
+    pub my_lines: u32,
+    /// Lines its opponent could still complete.
+    pub their_lines: u32,
+    /// Whether the side to move has a board that would win the game with one move.
+    pub i_threaten: bool,
+    /// Whether its opponent has one.
+    pub they_threaten: bool,
+}
+
+impl Findings {
+    /// The findings of an open node of an unbounded question (whose line counts are the live
+    /// lines of each side), told from the side to move.
+    pub fn of_node(node: &OpenNode) -> Findings {
+        let (my_lines, their_lines, i_threaten, they_threaten) = if node.attacker_to_move {
+            (
+                node.attacker_lines,
+                node.defender_lines,
+                node.attacker_threatens,
+                node.defender_threatens,
+            )
+        } else {
+            (
+                node.defender_lines,
+                node.attacker_lines,
+                node.defender_threatens,
+                node.attacker_threatens,
+            )
+        };
+        Findings {
+            moves: node.moves.len() as u32,
+            my_lines,
+            their_lines,
+            i_threaten,
+            they_threaten,
+        }
+    }
+
+    /// The same findings computed from the position alone, as [`crate::search::rules::evaluate`]
+    /// finds them for an open node (`moves` the moves worth searching there).
+    pub fn of_position(pos: &Position, moves: u32) -> Findings {
+        let me = pos.side_to_move();
+        let winnable = pos.winnable_boards_of_both();
+        Findings {
+            moves,
+            my_lines: lines_within(winnable[me.index()]),
+            their_lines: lines_within(winnable[me.opponent().index()]),
+            i_threaten: winning_boards(pos, me) != 0,
+            they_threaten: winning_boards(pos, me.opponent()) != 0,
+        }
+    }
+}
+
+/// The rows of the pattern table present in a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// Row indices, each below [`ROWS`].
+    pub rows: [u32; ACTIVE_ROWS],
+}
+
+impl Features {
+    /// The rows of `pos` (a position in play) with what the static rules found there.
+    pub fn of(pos: &Position, findings: &Findings) -> Features {
+        let me = pos.side_to_move();
+        let them = me.opponent();
+        let closed = pos.closed_boards();
+        let target = pos.target_board();
+        let free_boards = if target.is_none() {
+            FULL_MASK & !closed
+        } else {
+            0
+        };
+        let mut rows = [0u32; ACTIVE_ROWS];
+        for (board, row) in rows.iter_mut().enumerate().take(9) {
+            let way = if target == Some(board) {
+                1
+            } else if free_boards & 1 << board != 0 {
+                2
+            } else {
+                0
+            };
+            let kind = PLACE[board] * 3 + way;
+            let pattern = BASE3[usize::from(pos.local_cells(me, board))]
+                + 2 * BASE3[usize::from(pos.local_cells(them, board))];
+            *row = (kind * BOARD_PATTERNS) as u32 + pattern;
+        }
+        let mine = pos.won_boards(me);
+        let theirs = pos.won_boards(them);
+        let drawn = closed & !mine & !theirs;
+        let big = BASE4[usize::from(mine)]
+            + 2 * BASE4[usize::from(theirs)]
+            + 3 * BASE4[usize::from(drawn)];
+        rows[9] = BIG_OFFSET as u32 + big;
+        rows[10] = (MOVES_OFFSET as u32) + findings.moves.min(81);
+        rows[11] = (STONES_OFFSET as u32) + pos.stone_count().min(81);
+        rows[12] =
+            (LINES_OFFSET as u32) + findings.my_lines.min(8) * 9 + findings.their_lines.min(8);
+        let rules = rules_index(pos.rules());
+        let threats = u32::from(findings.i_threaten) * 2 + u32::from(findings.they_threaten);
+        rows[13] = CONTEXT_OFFSET as u32 + (rules * 2 + u32::from(target.is_none())) * 4 + threats;
+        let open = 9 - (closed & FULL_MASK).count_ones();
+        rows[14] = OPEN_OFFSET as u32 + rules * 10 + open;
+        Features { rows }
+    }
+}
+
+fn rules_index(rules: Rules) -> u32 {
+    match rules {
+        Rules::Common => 0,
+        Rules::WonBoardsOpen => 1,
+        Rules::CodinGame => 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Player, Rng};
+    use crate::search::rules::{evaluate, Evaluation};
+    use crate::search::Question;
+
+    #[test]
+    fn every_row_lies_in_its_own_part_of_the_table_and_node_and_position_agree() {
+        let mut rng = Rng::new(0x6665_6174);
+        let mut seen = 0;
+        for game in 0..400 {
+            let rules = Rules::ALL[game % 3];
+            let start = Position::start_under(rules);
+            let moves = rng.playout(&start, 10 + game % 60);
+            let pos = moves.iter().fold(start, |p, &m| p.play(m));
+            for attacker in [Player::X, Player::O] {
+                let Evaluation::Open(node) = evaluate(&pos, Question::wins(attacker)) else {
+                    continue;
+                };
+                let findings = Findings::of_node(&node);
+                assert_eq!(
+                    findings,
+                    Findings::of_position(&pos, node.moves.len() as u32)
+                );
+                let features = Features::of(&pos, &findings);
+                let bounds = [
+                    (0, BIG_OFFSET),
+                    (BIG_OFFSET, MOVES_OFFSET),
+                    (MOVES_OFFSET, STONES_OFFSET),
+                    (STONES_OFFSET, LINES_OFFSET),
+                    (LINES_OFFSET, CONTEXT_OFFSET),
+                    (CONTEXT_OFFSET, OPEN_OFFSET),
+                    (OPEN_OFFSET, ROWS),
+                ];
+                for (i, &row) in features.rows.iter().enumerate() {
+                    // Rows 0..9 are the small boards, then one row for each part.
+                    let (low, high) = bounds[i.saturating_sub(8)];
+                    assert!((low..high).contains(&(row as usize)), "row {i}: {row}");
+                }
+                seen += 1;
+            }
+        }
+        assert!(seen > 300, "{seen}");
+    }
+
+    #[test]
+    fn the_pattern_of_a_board_counts_each_cell_once_in_base_three() {
+        assert_eq!(BASE3[0b1], 1);
+        assert_eq!(BASE3[0b10], 3);
+        // The last pattern (every cell theirs, every board closed with no winner) is the
+        // last row of its table.
+        assert_eq!(2 * BASE3[0x1FF] as usize, BOARD_PATTERNS - 1);
+        assert_eq!(3 * BASE4[0x1FF] as usize, BIG_PATTERNS - 1);
+    }
+}

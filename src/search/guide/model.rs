@@ -1,0 +1,348 @@
+//! The learned guide's model: a pattern table (an n-tuple network) whose rows, one for each
+//! part of a position ([`super::features`]), are summed into seven outputs, and the file that
+//! holds it.
+//!
+//! The outputs, all from the side to move's point of view:
+//! - log2 of the work (MID calls) to prove, and to disprove, "the side to move wins";
+//! - the same two for "its opponent wins";
+//! - three logits for the outcome: the side to move wins, its opponent wins, a draw.
+//!
+//! Weights are fixed-point (`i16`, [`FIXED_ONE`] to a unit), so the table is small enough to
+//! stay mostly in cache while the search reads it at every new node, and the sums are exact
+//! integers: the same weights give the same estimates on every machine.
+
+use super::features::{Features, ROWS};
+use std::fmt;
+
+/// Outputs of the model (see the module's documentation): [`Lane`] names them.
+pub const OUTPUTS: usize = 7;
+/// Weights stored for each row: the outputs and one unused, so that a row is 16 bytes.
+const STRIDE: usize = 8;
+/// The fixed-point unit: a stored weight of this many is 1.0.
+pub const FIXED_ONE: f32 = 256.0;
+
+/// The model's outputs, by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    /// log2 of the work to prove "the side to move wins".
+    ProveMine = 0,
+    /// log2 of the work to disprove it.
+    DisproveMine = 1,
+    /// log2 of the work to prove "its opponent wins".
+    ProveTheirs = 2,
+    /// log2 of the work to disprove it.
+    DisproveTheirs = 3,
+    /// Logit of a win for the side to move.
+    WinMine = 4,
+    /// Logit of a win for its opponent.
+    WinTheirs = 5,
+    /// Logit of a draw.
+    Draw = 6,
+}
+
+impl Lane {
+    /// The lanes of the costs of the question "does the side to move win?" (`mine`) or "does
+    /// its opponent win?": (prove, disprove).
+    pub fn costs(mine: bool) -> (Lane, Lane) {
+        if mine {
+            (Lane::ProveMine, Lane::DisproveMine)
+        } else {
+            (Lane::ProveTheirs, Lane::DisproveTheirs)
+        }
+    }
+}
+
+/// Magic bytes at the start of a weights file.
+const MAGIC: &[u8; 8] = b"UTTTGUID";
+/// The weights file's format version.
+const VERSION: u32 = 1;
+/// Bytes before the weights: magic, version, rows, stride, a reserved word, checksum.
+const HEADER_BYTES: usize = 8 + 4 * 4 + 8;
+
+/// Why a weights file was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WeightsError {
+    /// Not a weights file: the first bytes are not the magic.
+    NotWeights,
+    /// A version, row count or row width this build does not read.
+    Layout {
+        /// The file's version.
+        version: u32,
+        /// Its rows.
+        rows: u32,
+        /// Its weights per row.
+        stride: u32,
+    },
+    /// Shorter or longer than its header says.
+    Length {
+        /// The length its header implies.
+        expected: usize,
+        /// Its real length.
+        found: usize,
+    },
+    /// The weights do not match the checksum in the header: the file was damaged.
+    Checksum {
+        /// The checksum in the header.
+        expected: u64,
+        /// The checksum of the weights.
+        found: u64,
+    },
+}
+
+impl fmt::Display for WeightsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WeightsError::NotWeights => write!(f, "not a guide weights file (bad magic bytes)"),
+            WeightsError::Layout {
+                version,
+                rows,
+                stride,
+            } => write!(
+                f,
+                "guide weights of version {version}, {rows} rows of {stride}: this build reads \
+                 version {VERSION}, {ROWS} rows of {STRIDE}"
+            ),
+            WeightsError::Length { expected, found } => write!(
+                f,
+                "guide weights file is {found} bytes where its header says {expected}"
+            ),
+            WeightsError::Checksum { expected, found } => write!(
+                f,
+                "guide weights are damaged: checksum {found:016x} where the header says \
+                 {expected:016x}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for WeightsError {}
+
+/// FNV-1a, 64 bits: enough to tell a damaged file (not meant to resist a forger: the
+/// weights can only change the search's work, never its answers).
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The model: one row of fixed-point weights for each input row.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Model {
+    rows: Box<[[i16; STRIDE]]>,
+}
+
+impl fmt::Debug for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Model({} rows, checksum {:016x})",
+            self.rows.len(),
+            self.checksum()
+        )
+    }
+}
+
+impl Model {
+    /// The model of real-valued weights (one row of [`OUTPUTS`] for each input row, at least
+    /// [`ROWS`] of them), rounded to fixed point and clamped to its range.
+    pub fn quantize(weights: &[[f32; OUTPUTS]]) -> Model {
+        assert_eq!(weights.len(), ROWS, "one row of weights for each input row");
+        let rows = weights
+            .iter()
+            .map(|row| {
+                let mut fixed = [0i16; STRIDE];
+                for (slot, &weight) in fixed.iter_mut().zip(row) {
+                    *slot = (weight * FIXED_ONE)
+                        .round()
+                        .clamp(f32::from(i16::MIN), f32::from(i16::MAX))
+                        as i16;
+                }
+                fixed
+            })
+            .collect();
+        Model { rows }
+    }
+
+    /// The weight of `lane` in input row `row`, as a real number.
+    pub fn weight(&self, row: usize, lane: usize) -> f32 {
+        f32::from(self.rows[row][lane]) / FIXED_ONE
+    }
+
+    /// The sums of the rows present in a position: every output, in fixed point.
+    fn sums(&self, features: &Features) -> [i32; STRIDE] {
+        let mut sums = [0i32; STRIDE];
+        for &row in &features.rows {
+            let weights = &self.rows[row as usize];
+            for (sum, &weight) in sums.iter_mut().zip(weights) {
+                *sum += i32::from(weight);
+            }
+        }
+        sums
+    }
+
+    /// Every output for a position, as real numbers (see [`Lane`]).
+    pub fn outputs(&self, features: &Features) -> [f32; OUTPUTS] {
+        let sums = self.sums(features);
+        std::array::from_fn(|lane| sums[lane] as f32 / FIXED_ONE)
+    }
+
+    /// The predicted log2 work to prove and to disprove one question: "does the side to move
+    /// win?" (`mine`) or "does its opponent win?".
+    pub fn costs(&self, features: &Features, mine: bool) -> (f32, f32) {
+        let sums = self.sums(features);
+        let (prove, disprove) = Lane::costs(mine);
+        (
+            sums[prove as usize] as f32 / FIXED_ONE,
+            sums[disprove as usize] as f32 / FIXED_ONE,
+        )
+    }
+
+    /// The file: a header (magic, version, rows, weights per row, checksum) and the weights,
+    /// little-endian.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let payload: Vec<u8> = self
+            .rows
+            .iter()
+            .flat_map(|row| row.iter().flat_map(|weight| weight.to_le_bytes()))
+            .collect();
+        let mut bytes = Vec::with_capacity(HEADER_BYTES + payload.len());
+        bytes.extend_from_slice(MAGIC);
+        for word in [VERSION, self.rows.len() as u32, STRIDE as u32, 0] {
+            bytes.extend_from_slice(&word.to_le_bytes());
+        }
+        bytes.extend_from_slice(&checksum(&payload).to_le_bytes());
+        bytes.extend_from_slice(&payload);
+        bytes
+    }
+
+    /// The model in a weights file, checked: its magic, layout, length and checksum.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Model, WeightsError> {
+        if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
+            return Err(WeightsError::NotWeights);
+        }
+        let word = |i: usize| u32::from_le_bytes(bytes[8 + 4 * i..12 + 4 * i].try_into().unwrap());
+        let (version, rows, stride) = (word(0), word(1), word(2));
+        if version != VERSION || rows as usize != ROWS || stride as usize != STRIDE {
+            return Err(WeightsError::Layout {
+                version,
+                rows,
+                stride,
+            });
+        }
+        let expected = HEADER_BYTES + ROWS * STRIDE * 2;
+        if bytes.len() != expected {
+            return Err(WeightsError::Length {
+                expected,
+                found: bytes.len(),
+            });
+        }
+        let stored = u64::from_le_bytes(bytes[24..32].try_into().unwrap());
+        let payload = &bytes[HEADER_BYTES..];
+        let found = checksum(payload);
+        if found != stored {
+            return Err(WeightsError::Checksum {
+                expected: stored,
+                found,
+            });
+        }
+        let rows = payload
+            .chunks_exact(STRIDE * 2)
+            .map(|chunk| {
+                std::array::from_fn(|lane| {
+                    i16::from_le_bytes([chunk[2 * lane], chunk[2 * lane + 1]])
+                })
+            })
+            .collect();
+        Ok(Model { rows })
+    }
+
+    /// The checksum of the weights, as the file's header holds it.
+    pub fn checksum(&self) -> u64 {
+        let payload: Vec<u8> = self
+            .rows
+            .iter()
+            .flat_map(|row| row.iter().flat_map(|weight| weight.to_le_bytes()))
+            .collect();
+        checksum(&payload)
+    }
+}
+
+/// Probabilities of the three outcomes from the model's logits, from the side to move's
+/// point of view: (it wins, its opponent wins, a draw).
+pub fn outcome_probabilities(outputs: &[f32; OUTPUTS]) -> (f64, f64, f64) {
+    let logits = [
+        outputs[Lane::WinMine as usize],
+        outputs[Lane::WinTheirs as usize],
+        outputs[Lane::Draw as usize],
+    ]
+    .map(f64::from);
+    let top = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let weights = logits.map(|logit| (logit - top).exp());
+    let total: f64 = weights.iter().sum();
+    (weights[0] / total, weights[1] / total, weights[2] / total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_model() -> Model {
+        let weights: Vec<[f32; OUTPUTS]> = (0..ROWS)
+            .map(|row| std::array::from_fn(|lane| ((row * 7 + lane) % 23) as f32 / 8.0 - 1.0))
+            .collect();
+        Model::quantize(&weights)
+    }
+
+    #[test]
+    fn a_weights_file_round_trips_and_a_damaged_one_is_refused_by_name() {
+        let model = sample_model();
+        let bytes = model.to_bytes();
+        assert_eq!(Model::from_bytes(&bytes).unwrap(), model);
+
+        let mut flipped = bytes.clone();
+        flipped[HEADER_BYTES + 1234] ^= 4;
+        assert!(matches!(
+            Model::from_bytes(&flipped),
+            Err(WeightsError::Checksum { .. })
+        ));
+        let message = Model::from_bytes(&flipped).unwrap_err().to_string();
+        assert!(message.contains("damaged"), "{message}");
+
+        assert_eq!(
+            Model::from_bytes(&bytes[..bytes.len() - 2]),
+            Err(WeightsError::Length {
+                expected: bytes.len(),
+                found: bytes.len() - 2
+            })
+        );
+        assert_eq!(Model::from_bytes(b"hello"), Err(WeightsError::NotWeights));
+        let mut other_version = bytes.clone();
+        other_version[8] = 9;
+        assert!(matches!(
+            Model::from_bytes(&other_version),
+            Err(WeightsError::Layout { version: 9, .. })
+        ));
+    }
+
+    #[test]
+    fn quantized_weights_are_within_half_a_step_and_clamped() {
+        let mut weights = vec![[0.0f32; OUTPUTS]; ROWS];
+        weights[3] = [0.3, -0.7, 1000.0, -1000.0, 0.001, 2.5, -2.5];
+        let model = Model::quantize(&weights);
+        for lane in [0, 1, 4, 5, 6] {
+            assert!((model.weight(3, lane) - weights[3][lane]).abs() <= 0.5 / FIXED_ONE);
+        }
+        assert_eq!(model.weight(3, 2), f32::from(i16::MAX) / FIXED_ONE);
+        assert_eq!(model.weight(3, 3), f32::from(i16::MIN) / FIXED_ONE);
+    }
+
+    #[test]
+    fn outcome_probabilities_sum_to_one_and_follow_the_logits() {
+        let mut outputs = [0.0; OUTPUTS];
+        outputs[Lane::WinMine as usize] = 2.0;
+        outputs[Lane::Draw as usize] = -1.0;
+        let (mine, theirs, draw) = outcome_probabilities(&outputs);
+        assert!((mine + theirs + draw - 1.0).abs() < 1e-12);
+        assert!(mine > theirs && theirs > draw);
+    }
+}
