@@ -13,6 +13,12 @@ pub fn value_error(message: impl Into<String>) -> PyErr {
     PyValueError::new_err(message.into())
 }
 
+/// A ValueError saying what the command line says of `error` (`error: ` and then this): the
+/// error and its causes, each after a colon.
+pub fn error_words(error: impl Into<anyhow::Error>) -> PyErr {
+    value_error(format!("{:#}", error.into()))
+}
+
 /// The 81 moves' names (`aa` .. `ii`) by square, made once: a list of legal moves then only
 /// counts references instead of making strings.
 pub fn move_strings(py: Python<'_>) -> &[Py<PyString>; 81] {

@@ -274,7 +274,7 @@ impl PyPosition {
     }
 
     /// The position in a notation: `"uttt"` (ours, after the rule set's name when not the
-    /// common rules), `"moves"` (our move list from the start), `"uttt.ai"` (its state
+    /// common rules), `"moves"` (our move list from the start, `start` when empty), `"uttt.ai"` (its state
     /// string), `"uttt.ai-link"`, `"uttt.ai-moves"`, `"uttt.ai-moves-link"` or `"codingame"`
     /// (its `row col` moves). The notations of uttt.ai and CodinGame close won boards, so
     /// they have nothing for the `open` rules; those of games need the moves.
@@ -290,7 +290,11 @@ impl PyPosition {
         }
         Ok(match kind {
             "uttt" => pos.to_string(),
-            "moves" => format_moves(&self.moves_for(kind)?),
+            // An empty list says nothing; the command line writes the start so.
+            "moves" => match self.moves_for(kind)?.as_slice() {
+                [] => "start".to_string(),
+                moves => format_moves(moves),
+            },
             "uttt.ai" => format_uttt_ai_state(pos),
             "uttt.ai-link" => uttt_ai_state_link(pos),
             "uttt.ai-moves" => format_uttt_ai_moves(&self.moves_for(kind)?),

@@ -2,7 +2,7 @@
 //! that a bot solving at every move reuses what it learned. Its answers are the command
 //! line's JSON objects, as dicts.
 
-use crate::convert::{to_python, value_error};
+use crate::convert::{error_words, to_python, value_error};
 use crate::options::{duration, engine, size, win_in, DEFAULT_TABLE_BYTES};
 use crate::position::PyPosition;
 use crate::watch::{run_watched, Progress, Watched};
@@ -152,11 +152,11 @@ impl PySolver {
             ..defaults
         };
         let bytes = size("table_mem", table_mem, DEFAULT_TABLE_BYTES)?;
-        let table = anonymous_table(bytes).map_err(|error| value_error(format!("{error:#}")))?;
+        let table = anonymous_table(bytes).map_err(error_words)?;
         let database = db
             .map(|path| Database::open(&path).map(Mutex::new))
             .transpose()
-            .map_err(|error| value_error(error.with_causes()))?;
+            .map_err(error_words)?;
         Ok(PySolver {
             options,
             win_in: self::win_in(win_in)?,

@@ -1,7 +1,7 @@
 //! `uttt.perft` and `uttt.verify`: the game tree counted, and proof certificates checked by the
 //! independent verifier, answering the command line's JSON objects as dicts.
 
-use crate::convert::{to_python, value_error};
+use crate::convert::{error_words, to_python, value_error};
 use crate::options::duration;
 use crate::position::PyPosition;
 use crate::watch::{run_watched, Progress};
@@ -38,7 +38,7 @@ pub fn perft<'py>(
     }
     let count = py
         .detach(|| count_perft(&pos, depth, threads, divide))
-        .map_err(|error| value_error(format!("{error:#}")))?;
+        .map_err(error_words)?;
     to_python(py, &count.json(depth))
 }
 
@@ -92,6 +92,6 @@ pub fn verify<'py>(
                 )),
             })
         }
-        Err(error) => Err(value_error(error.to_string())),
+        Err(error) => Err(error_words(error)),
     }
 }
