@@ -6,9 +6,9 @@ use crate::convert::{error_words, to_python, value_error};
 use crate::options::{duration, engine, size, win_in, DEFAULT_TABLE_BYTES};
 use crate::position::PyPosition;
 use crate::watch::{run_watched, Progress, Watched};
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
@@ -48,38 +48,53 @@ pub struct PySolver {
     database: Option<Mutex<Database>>,
 }
 
-/// What a caller may set for one call: limits in place of the solver's, and a callback that
-/// hears the search's progress.
-struct CallSettings<'a, 'py> {
+/// What a caller may set for one call (keywords of `solve`, `analyze` and `review`): limits in
+/// place of the solver's, and a callback that hears the search's progress.
+struct CallSettings<'py> {
     time_limit: Option<Duration>,
     node_limit: Option<u64>,
-    progress: Option<&'a Bound<'py, PyAny>>,
+    progress: Option<Bound<'py, PyAny>>,
     progress_every: Duration,
 }
 
-impl<'a, 'py> CallSettings<'a, 'py> {
-    fn read(
-        time_limit: Option<&Bound<'py, PyAny>>,
-        node_limit: Option<u64>,
-        progress: Option<&'a Bound<'py, PyAny>>,
-        progress_every: f64,
-    ) -> PyResult<CallSettings<'a, 'py>> {
-        let every = Duration::try_from_secs_f64(progress_every)
-            .ok()
-            .filter(|every| !every.is_zero())
-            .ok_or_else(|| value_error("progress_every is a positive number of seconds"))?;
-        Ok(CallSettings {
-            time_limit: duration("time_limit", time_limit)?,
-            node_limit,
-            progress: progress.filter(|p| !p.is_none()),
-            progress_every: every,
-        })
+impl<'py> CallSettings<'py> {
+    /// The settings `keywords` give: `time_limit`, `node_limit`, `progress` and
+    /// `progress_every`; TypeError for any other, as Python's own functions say.
+    fn read(keywords: Option<&Bound<'py, PyDict>>) -> PyResult<CallSettings<'py>> {
+        let mut call = CallSettings {
+            time_limit: None,
+            node_limit: None,
+            progress: None,
+            progress_every: Duration::from_secs_f64(DEFAULT_PROGRESS_EVERY_S),
+        };
+        for (key, value) in keywords.into_iter().flat_map(|k| k.iter()) {
+            match key.extract::<String>()?.as_str() {
+                "time_limit" => call.time_limit = duration("time_limit", Some(&value))?,
+                "node_limit" => call.node_limit = value.extract()?,
+                "progress" => call.progress = Some(value).filter(|p| !p.is_none()),
+                "progress_every" => {
+                    call.progress_every = Duration::try_from_secs_f64(value.extract()?)
+                        .ok()
+                        .filter(|every| !every.is_zero())
+                        .ok_or_else(|| {
+                            value_error("progress_every is a positive number of seconds")
+                        })?
+                }
+                other => {
+                    return Err(PyTypeError::new_err(format!(
+                        "unexpected keyword argument `{other}`: a call takes time_limit, \
+                         node_limit, progress and progress_every"
+                    )))
+                }
+            }
+        }
+        Ok(call)
     }
 }
 
 impl PySolver {
     /// The solver's options with the call's limits over them.
-    fn options_for(&self, call: &CallSettings<'_, '_>) -> SolveOptions {
+    fn options_for(&self, call: &CallSettings<'_>) -> SolveOptions {
         SolveOptions {
             time_limit: call.time_limit.or(self.options.time_limit),
             node_limit: call.node_limit.or(self.options.node_limit),
@@ -93,14 +108,14 @@ impl PySolver {
         &self,
         py: Python<'_>,
         options: &SolveOptions,
-        call: &CallSettings<'_, '_>,
+        call: &CallSettings<'_>,
         source: Source,
         job: impl FnOnce(&mut Solver<'_>) -> T + Send,
     ) -> PyResult<Watched<T>> {
         let stop = AtomicBool::new(false);
         let live = LiveStats::default();
         let progress = Progress {
-            callback: call.progress,
+            callback: call.progress.as_ref(),
             every: call.progress_every,
             live: &live,
         };
@@ -171,19 +186,20 @@ impl PySolver {
     /// the solver's for this call; `progress`, if given, is called every `progress_every`
     /// seconds with a dict of `nodes`, `time_ms`, `root_phi` and `root_delta` (an exception
     /// it raises stops the search and is raised).
-    #[pyo3(signature = (position, *, time_limit = None, node_limit = None, progress = None,
-                        progress_every = DEFAULT_PROGRESS_EVERY_S))]
+    // What `help()` shows of the keywords `**call` takes (see `CallSettings`).
+    #[pyo3(
+        signature = (position, **call),
+        text_signature = "(self, position, *, time_limit=None, node_limit=None, progress=None, \
+                          progress_every=0.5)"
+    )]
     fn solve<'py>(
         &self,
         py: Python<'py>,
         position: &Bound<'py, PyAny>,
-        time_limit: Option<&Bound<'py, PyAny>>,
-        node_limit: Option<u64>,
-        progress: Option<&Bound<'py, PyAny>>,
-        progress_every: f64,
+        call: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let pos = PyPosition::from_arg(position)?.pos;
-        let call = CallSettings::read(time_limit, node_limit, progress, progress_every)?;
+        let call = CallSettings::read(call)?;
         let options = self.options_for(&call);
         let mode = self.win_in;
         let report = self
@@ -198,16 +214,17 @@ impl PySolver {
     /// `value` (for the side to move) and `moves`, best first, each with its `value` and
     /// `best_reply`; `unknown_moves` lists those a limit left open. The keywords are
     /// `solve`'s. Raises ValueError when the game is over.
-    #[pyo3(signature = (position, *, time_limit = None, node_limit = None, progress = None,
-                        progress_every = DEFAULT_PROGRESS_EVERY_S))]
+    // What `help()` shows of the keywords `**call` takes (see `CallSettings`).
+    #[pyo3(
+        signature = (position, **call),
+        text_signature = "(self, position, *, time_limit=None, node_limit=None, progress=None, \
+                          progress_every=0.5)"
+    )]
     fn analyze<'py>(
         &self,
         py: Python<'py>,
         position: &Bound<'py, PyAny>,
-        time_limit: Option<&Bound<'py, PyAny>>,
-        node_limit: Option<u64>,
-        progress: Option<&Bound<'py, PyAny>>,
-        progress_every: f64,
+        call: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let pos = PyPosition::from_arg(position)?.pos;
         if pos.is_over() {
@@ -215,7 +232,7 @@ impl PySolver {
                 "the game is over in this position ({pos}): there are no moves to analyse"
             )));
         }
-        let call = CallSettings::read(time_limit, node_limit, progress, progress_every)?;
+        let call = CallSettings::read(call)?;
         let options = self.options_for(&call);
         let mode = self.win_in;
         let analysis = self
@@ -237,20 +254,19 @@ impl PySolver {
     /// one per ply (`"type": "ply"`), then the summary. `time_limit` bounds each position
     /// (default 10 s, as the command line's); the walk stops after `stop_after` unknown
     /// positions in a row (None: walk on to the start). The other keywords are `solve`'s.
-    #[pyo3(signature = (game, *, rules = "common", time_limit = None, node_limit = None,
-                        stop_after = Some(DEFAULT_UNKNOWNS_IN_A_ROW), progress = None,
-                        progress_every = DEFAULT_PROGRESS_EVERY_S))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(
+        signature = (game, *, rules = "common", stop_after = Some(DEFAULT_UNKNOWNS_IN_A_ROW),
+                     **call),
+        text_signature = "(self, game, *, rules='common', stop_after=2, time_limit=None, \
+                          node_limit=None, progress=None, progress_every=0.5)"
+    )]
     fn review<'py>(
         &self,
         py: Python<'py>,
         game: &Bound<'py, PyAny>,
         rules: &str,
-        time_limit: Option<&Bound<'py, PyAny>>,
-        node_limit: Option<u64>,
         stop_after: Option<usize>,
-        progress: Option<&Bound<'py, PyAny>>,
-        progress_every: f64,
+        call: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (start, moves) = game_moves(game, rules)?;
         if stop_after == Some(0) {
@@ -258,7 +274,7 @@ impl PySolver {
                 "stop_after must be at least 1 (None walks to the start)",
             ));
         }
-        let call = CallSettings::read(time_limit, node_limit, progress, progress_every)?;
+        let call = CallSettings::read(call)?;
         let mut options = self.options_for(&call);
         options.time_limit = options.time_limit.or(Some(DEFAULT_REVIEW_TIME_LIMIT));
         let limits = ReviewLimits {

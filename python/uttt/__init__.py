@@ -26,8 +26,7 @@ Bad positions and moves raise ValueError with the command line's words.
 
 from __future__ import annotations
 
-import os
-from typing import Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from ._native import DEFAULT_TABLE_BYTES, Position, Solver, perft, verify
 
@@ -42,57 +41,43 @@ __all__ = [
     "DEFAULT_TABLE_BYTES",
 ]
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._native import SolverOptions
+
 #: A position argument: a Position, or its text read under the common rules.
 PositionLike = Union[Position, str]
-#: A duration: seconds, or text as the command line writes it ("500ms", "30s", "2m").
-Duration = Union[float, int, str, None]
-#: A size in bytes, or text as the command line writes it ("64M", "1G").
-Size = Union[int, str, None]
 
 
 def solve(
     position: PositionLike,
     *,
-    time_limit: Duration = None,
-    node_limit: Optional[int] = None,
-    threads: Optional[int] = None,
-    table_mem: Size = None,
-    win_in: str = "off",
-    db: Optional[Union[str, os.PathLike]] = None,
-    engine: Optional[str] = None,
     progress: Optional[Callable[[dict], Any]] = None,
+    **options: Unpack[SolverOptions],
 ) -> dict:
     """Solve ``position``: X wins, O wins or draw, with a best move.
 
     Returns the dict ``uttt solve --json`` prints (the same keys and values): ``result``
     (``"X"``, ``"O"``, ``"draw"`` or ``"unknown"`` when a limit stopped it), ``value`` for the
     side to move, ``best_move``, ``pv``, ``win_in`` when asked, and the searches' and table's
-    figures. The keywords are the command line's options: ``time_limit`` and ``node_limit``
-    bound the search, ``threads`` (default: every core), ``table_mem`` (default ``"1G"``),
-    ``win_in`` (``"off"``, ``"range"`` or ``"exact"``: how soon a win comes), ``db`` (a
-    database of solved positions), ``engine``. ``progress`` is called every half second with
-    a dict of ``nodes``, ``time_ms``, ``root_phi`` and ``root_delta``.
+    figures. The keywords ``options`` are :class:`Solver`'s, the command line's options:
+    ``time_limit`` (seconds, or text such as ``"30s"``) and ``node_limit`` bound the search,
+    ``threads`` (default: every core), ``table_mem`` (default ``"1G"``), ``win_in``
+    (``"off"``, ``"range"`` or ``"exact"``: how soon a win comes), ``db`` (a database of
+    solved positions), ``engine``. ``progress`` is called every half second with a dict of
+    ``nodes``, ``time_ms``, ``root_phi`` and ``root_delta``.
 
     Each call makes a fresh table; a :class:`Solver` keeps one between calls.
     """
-    solver = Solver(
-        threads=threads, table_mem=table_mem, win_in=win_in, db=db, engine=engine,
-        time_limit=time_limit, node_limit=node_limit,
-    )
-    return solver.solve(position, progress=progress)
+    return Solver(**options).solve(position, progress=progress)
 
 
 def analyze(
     position: PositionLike,
     *,
-    time_limit: Duration = None,
-    node_limit: Optional[int] = None,
-    threads: Optional[int] = None,
-    table_mem: Size = None,
-    win_in: str = "off",
-    db: Optional[Union[str, os.PathLike]] = None,
-    engine: Optional[str] = None,
     progress: Optional[Callable[[dict], Any]] = None,
+    **options: Unpack[SolverOptions],
 ) -> dict:
     """Analyse every legal move of ``position``: the dict of ``uttt analyze --json``.
 
@@ -100,26 +85,16 @@ def analyze(
     and ``best_reply``, best first, ``unknown_moves`` those a limit left open. The keywords
     are :func:`solve`'s. Raises ValueError when the game is over.
     """
-    solver = Solver(
-        threads=threads, table_mem=table_mem, win_in=win_in, db=db, engine=engine,
-        time_limit=time_limit, node_limit=node_limit,
-    )
-    return solver.analyze(position, progress=progress)
+    return Solver(**options).analyze(position, progress=progress)
 
 
 def review(
     game: PositionLike,
     *,
     rules: str = "common",
-    time_limit: Duration = None,
-    node_limit: Optional[int] = None,
     stop_after: Optional[int] = 2,
-    threads: Optional[int] = None,
-    table_mem: Size = None,
-    win_in: str = "off",
-    db: Optional[Union[str, os.PathLike]] = None,
-    engine: Optional[str] = None,
     progress: Optional[Callable[[dict], Any]] = None,
+    **options: Unpack[SolverOptions],
 ) -> list:
     """Review a game: where it was won and lost. The lines of ``uttt review --json``.
 
@@ -128,12 +103,7 @@ def review(
     the end backwards on one table, each within ``time_limit`` (default 10 s) and
     ``node_limit``; the walk stops after ``stop_after`` unknown positions in a row (None walks
     on to the start). Returns one dict per ply (``"type": "ply"``: its value, the move played
-    and its mark, best, mistake or blunder), then the summary (``"type": "summary"``).
+    and its mark, best, mistake or blunder), then the summary (``"type": "summary"``). The
+    other keywords are :func:`solve`'s.
     """
-    solver = Solver(
-        threads=threads, table_mem=table_mem, win_in=win_in, db=db, engine=engine,
-        node_limit=node_limit,
-    )
-    return solver.review(
-        game, rules=rules, time_limit=time_limit, stop_after=stop_after, progress=progress
-    )
+    return Solver(**options).review(game, rules=rules, stop_after=stop_after, progress=progress)

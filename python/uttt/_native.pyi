@@ -1,10 +1,11 @@
 """Types of the native half of ``uttt`` (built from python/src by maturin)."""
 
 import os
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import Unpack
 
 #: The table size when none is given: 1 GiB, the command line's ``--table-mem`` default.
 DEFAULT_TABLE_BYTES: int
@@ -12,6 +13,25 @@ DEFAULT_TABLE_BYTES: int
 _Duration = Union[float, int, str, None]
 _Size = Union[int, str, None]
 _Progress = Optional[Callable[[dict[str, int]], Any]]
+
+class SolverOptions(TypedDict, total=False):
+    """The keywords of :class:`Solver` (and of ``uttt.solve``, ``analyze``, ``review``)."""
+
+    time_limit: _Duration
+    node_limit: Optional[int]
+    threads: Optional[int]
+    table_mem: _Size
+    win_in: str
+    db: Optional[Union[str, os.PathLike[str]]]
+    engine: Optional[str]
+
+class CallSettings(TypedDict, total=False):
+    """The keywords of one call of a Solver: limits in place of its own, progress."""
+
+    time_limit: _Duration
+    node_limit: Optional[int]
+    progress: _Progress
+    progress_every: float
 
 class Position:
     """A position under a rule set, with the moves from the start when known. Immutable and
@@ -58,35 +78,13 @@ class Position:
 class Solver:
     """A solver whose table (and database, with ``db``) lasts between calls."""
 
-    def __init__(
-        self,
-        *,
-        time_limit: _Duration = None,
-        node_limit: Optional[int] = None,
-        threads: Optional[int] = None,
-        table_mem: _Size = None,
-        win_in: str = "off",
-        db: Optional[Union[str, os.PathLike[str]]] = None,
-        engine: Optional[str] = None,
-    ) -> None: ...
+    def __init__(self, **options: Unpack[SolverOptions]) -> None: ...
     def solve(
-        self,
-        position: Union[Position, str],
-        *,
-        time_limit: _Duration = None,
-        node_limit: Optional[int] = None,
-        progress: _Progress = None,
-        progress_every: float = 0.5,
+        self, position: Union[Position, str], **call: Unpack[CallSettings]
     ) -> dict[str, Any]:
         """The dict of ``uttt solve --json``."""
     def analyze(
-        self,
-        position: Union[Position, str],
-        *,
-        time_limit: _Duration = None,
-        node_limit: Optional[int] = None,
-        progress: _Progress = None,
-        progress_every: float = 0.5,
+        self, position: Union[Position, str], **call: Unpack[CallSettings]
     ) -> dict[str, Any]:
         """The dict of ``uttt analyze --json``."""
     def review(
@@ -94,11 +92,8 @@ class Solver:
         game: Union[Position, str],
         *,
         rules: str = "common",
-        time_limit: _Duration = None,
-        node_limit: Optional[int] = None,
         stop_after: Optional[int] = 2,
-        progress: _Progress = None,
-        progress_every: float = 0.5,
+        **call: Unpack[CallSettings],
     ) -> list[dict[str, Any]]:
         """The lines of ``uttt review --json``: one dict per ply, then the summary."""
     @property
