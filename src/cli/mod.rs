@@ -15,6 +15,13 @@ mod show;
 mod solve;
 mod verify_cmd;
 
+// What other front ends (the Python package in `python/`) share with the command line, so
+// that they draw, count and default as it does.
+pub use args::{parse_rules, DEFAULT_REVIEW_TIME_LIMIT};
+pub use memory::anonymous_table;
+pub use perft_cmd::{count_perft, PerftCount};
+pub use show::board_text;
+
 use args::{Cli, Command};
 use clap::Parser;
 

@@ -7,7 +7,7 @@ use crate::game::formats::{
     format_codingame, format_uttt_ai_moves, format_uttt_ai_state, uttt_ai_moves_link,
     uttt_ai_state_link,
 };
-use crate::game::{format_moves, format_position, Game, Move, Player, Rules};
+use crate::game::{format_moves, format_position, Game, Move, Player, Position, Rules};
 use crate::services::NotationsJson;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -20,21 +20,22 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<i32> {
     } else if let Some(notation) = args.notation {
         in_notation(&game, notation)?
     } else {
-        let rules = game.position.rules();
-        let board = render_board(
-            &game.position,
-            use_colour(),
-            "* marks a legal move.",
-            |_| LEGAL,
-        );
-        if rules.is_common() {
-            board
-        } else {
-            board + &format!("Rules: {rules}\n")
-        }
+        board_text(&game.position, use_colour())
     };
     std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
     Ok(EXIT_OK)
+}
+
+/// The board `uttt show` draws for `pos` (ANSI colours when `colour`), with its rule set
+/// when that is not the common rules.
+pub fn board_text(pos: &Position, colour: bool) -> String {
+    let rules = pos.rules();
+    let board = render_board(pos, colour, "* marks a legal move.", |_| LEGAL);
+    if rules.is_common() {
+        board
+    } else {
+        board + &format!("Rules: {rules}\n")
+    }
 }
 
 /// `uttt show --as NOTATION`: the position, then a game's moves, a line each (`name  text`).

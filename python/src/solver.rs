@@ -1,0 +1,326 @@
+//! `uttt.Solver`: the services' solver with its table (and database) kept between calls, so
+//! that a bot solving at every move reuses what it learned. Its answers are the command
+//! line's JSON objects, as dicts.
+
+use crate::convert::{error_words, to_python, value_error};
+use crate::options::{duration, engine, size, win_in, DEFAULT_TABLE_BYTES};
+use crate::position::PyPosition;
+use crate::watch::{run_watched, Progress, Watched};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
+use std::time::Duration;
+use uttt::cli::{anonymous_table, DEFAULT_REVIEW_TIME_LIMIT};
+use uttt::db::{Database, Source};
+use uttt::game::{parse_game_arg_under, Move, Position};
+use uttt::search::dfpn::LiveStats;
+use uttt::search::SolveOptions;
+use uttt::services::json::review_lines;
+use uttt::services::review::{review_win_in, ReviewLimits, DEFAULT_UNKNOWNS_IN_A_ROW};
+use uttt::services::{AnalysisJson, SolveJson, Solver, StorePolicy, WinInMode};
+use uttt::table::Table;
+
+/// How often a progress callback is called unless told otherwise, in seconds.
+const DEFAULT_PROGRESS_EVERY_S: f64 = 0.5;
+
+/// A solver whose transposition table (and database of solved positions, with `db`) lasts
+/// between calls: a later solve starts from what the earlier ones stored, so a bot that
+/// solves at every move, or a second look at a position, costs a fraction of the first.
+///
+/// `time_limit` (seconds, or text such as `"30s"`) and `node_limit` bound each search;
+/// `threads` is the search threads (default: every core), `table_mem` the table's size in
+/// bytes or as text (`"64M"`, default `"1G"`), `win_in` how much of a win's distance to find
+/// (`"off"`, `"range"` or `"exact"`), `db` the path of a database of solved positions
+/// (SQLite, created if missing), `engine` `"pn-dfpn"` (the default), `"dfpn"` or
+/// `"shared-dfpn"`. The methods answer with the command line's JSON objects as dicts.
+///
+/// A search runs without the GIL; Ctrl-C stops it within a second and the call returns what
+/// it knows (a value of `unknown`), as the command line does. One solver may serve several
+/// threads at once: they share its table.
+#[pyclass(module = "uttt", name = "Solver", frozen)]
+pub struct PySolver {
+    options: SolveOptions,
+    win_in: WinInMode,
+    table: Table,
+    database: Option<Mutex<Database>>,
+}
+
+/// What a caller may set for one call (keywords of `solve`, `analyze` and `review`): limits in
+/// place of the solver's, and a callback that hears the search's progress.
+struct CallSettings<'py> {
+    time_limit: Option<Duration>,
+    node_limit: Option<u64>,
+    progress: Option<Bound<'py, PyAny>>,
+    progress_every: Duration,
+}
+
+impl<'py> CallSettings<'py> {
+    /// The settings `keywords` give: `time_limit`, `node_limit`, `progress` and
+    /// `progress_every`; TypeError for any other, as Python's own functions say.
+    fn read(keywords: Option<&Bound<'py, PyDict>>) -> PyResult<CallSettings<'py>> {
+        let mut call = CallSettings {
+            time_limit: None,
+            node_limit: None,
+            progress: None,
+            progress_every: Duration::from_secs_f64(DEFAULT_PROGRESS_EVERY_S),
+        };
+        for (key, value) in keywords.into_iter().flat_map(|k| k.iter()) {
+            match key.extract::<String>()?.as_str() {
+                "time_limit" => call.time_limit = duration("time_limit", Some(&value))?,
+                "node_limit" => call.node_limit = value.extract()?,
+                "progress" => call.progress = Some(value).filter(|p| !p.is_none()),
+                "progress_every" => {
+                    call.progress_every = Duration::try_from_secs_f64(value.extract()?)
+                        .ok()
+                        .filter(|every| !every.is_zero())
+                        .ok_or_else(|| {
+                            value_error("progress_every is a positive number of seconds")
+                        })?
+                }
+                other => {
+                    return Err(PyTypeError::new_err(format!(
+                        "unexpected keyword argument `{other}`: a call takes time_limit, \
+                         node_limit, progress and progress_every"
+                    )))
+                }
+            }
+        }
+        Ok(call)
+    }
+}
+
+impl PySolver {
+    /// The solver's options with the call's limits over them.
+    fn options_for(&self, call: &CallSettings<'_>) -> SolveOptions {
+        SolveOptions {
+            time_limit: call.time_limit.or(self.options.time_limit),
+            node_limit: call.node_limit.or(self.options.node_limit),
+            ..self.options.clone()
+        }
+    }
+
+    /// Runs `job` with a solver of `options` on this one's table (and database, storing as
+    /// `source`), without the GIL and watched (see [`run_watched`]).
+    fn run<T: Send>(
+        &self,
+        py: Python<'_>,
+        options: &SolveOptions,
+        call: &CallSettings<'_>,
+        source: Source,
+        job: impl FnOnce(&mut Solver<'_>) -> T + Send,
+    ) -> PyResult<Watched<T>> {
+        let stop = AtomicBool::new(false);
+        let live = LiveStats::default();
+        let progress = Progress {
+            callback: call.progress.as_ref(),
+            every: call.progress_every,
+            live: &live,
+        };
+        let (table, database) = (&self.table, self.database.as_ref());
+        run_watched(py, &stop, &progress, || {
+            let solver = Solver::new(options, table)
+                .stopped_by(&stop)
+                .watched_by(&live);
+            let Some(database) = database else {
+                return job(&mut { solver });
+            };
+            // A poisoned lock only means another call panicked; the database itself is whole.
+            let database = database
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let policy = StorePolicy {
+                min_work: StorePolicy::DEFAULT_MIN_WORK,
+                source,
+            };
+            job(&mut solver.with_database(&database, policy))
+        })
+    }
+}
+
+#[pymethods]
+impl PySolver {
+    #[new]
+    #[pyo3(signature = (*, time_limit = None, node_limit = None, threads = None,
+                        table_mem = None, win_in = "off", db = None, engine = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        time_limit: Option<&Bound<'_, PyAny>>,
+        node_limit: Option<u64>,
+        threads: Option<usize>,
+        table_mem: Option<&Bound<'_, PyAny>>,
+        win_in: &str,
+        db: Option<PathBuf>,
+        engine: Option<&str>,
+    ) -> PyResult<PySolver> {
+        let defaults = SolveOptions::default();
+        if threads == Some(0) {
+            return Err(value_error("threads must be at least 1"));
+        }
+        let options = SolveOptions {
+            engine: self::engine(engine)?.unwrap_or(defaults.engine),
+            threads: threads.unwrap_or(defaults.threads),
+            time_limit: duration("time_limit", time_limit)?,
+            node_limit,
+            ..defaults
+        };
+        let bytes = size("table_mem", table_mem, DEFAULT_TABLE_BYTES)?;
+        let table = anonymous_table(bytes).map_err(error_words)?;
+        let database = db
+            .map(|path| Database::open(&path).map(Mutex::new))
+            .transpose()
+            .map_err(error_words)?;
+        Ok(PySolver {
+            options,
+            win_in: self::win_in(win_in)?,
+            table,
+            database,
+        })
+    }
+
+    /// Solves `position` (a Position, or its text under the common rules): the dict of
+    /// `uttt solve --json`, with `result` `"X"`, `"O"`, `"draw"` or `"unknown"`, `best_move`,
+    /// `pv`, the searches' figures and the table's. `time_limit` and `node_limit` replace
+    /// the solver's for this call; `progress`, if given, is called every `progress_every`
+    /// seconds with a dict of `nodes`, `time_ms`, `root_phi` and `root_delta` (an exception
+    /// it raises stops the search and is raised).
+    // What `help()` shows of the keywords `**call` takes (see `CallSettings`).
+    #[pyo3(
+        signature = (position, **call),
+        text_signature = "(self, position, *, time_limit=None, node_limit=None, progress=None, \
+                          progress_every=0.5)"
+    )]
+    fn solve<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+        call: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let pos = PyPosition::from_arg(position)?.pos;
+        let call = CallSettings::read(call)?;
+        let options = self.options_for(&call);
+        let mode = self.win_in;
+        let report = self
+            .run(py, &options, &call, Source::Solve, |solver| {
+                solver.solve_win_in(&pos, mode)
+            })?
+            .value;
+        to_python(py, &SolveJson::of(&report))
+    }
+
+    /// Analyses every legal move of `position`: the dict of `uttt analyze --json`, with
+    /// `value` (for the side to move) and `moves`, best first, each with its `value` and
+    /// `best_reply`; `unknown_moves` lists those a limit left open. The keywords are
+    /// `solve`'s. Raises ValueError when the game is over.
+    // What `help()` shows of the keywords `**call` takes (see `CallSettings`).
+    #[pyo3(
+        signature = (position, **call),
+        text_signature = "(self, position, *, time_limit=None, node_limit=None, progress=None, \
+                          progress_every=0.5)"
+    )]
+    fn analyze<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+        call: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let pos = PyPosition::from_arg(position)?.pos;
+        if pos.is_over() {
+            return Err(value_error(format!(
+                "the game is over in this position ({pos}): there are no moves to analyse"
+            )));
+        }
+        let call = CallSettings::read(call)?;
+        let options = self.options_for(&call);
+        let mode = self.win_in;
+        let analysis = self
+            .run(py, &options, &call, Source::Analyze, |solver| {
+                solver.analyze_win_in(&pos, mode)
+            })?
+            .value;
+        let threads = options.worker_threads();
+        to_python(
+            py,
+            &AnalysisJson::of(&analysis, options.engine.name(), threads),
+        )
+    }
+
+    /// Reviews a game: its positions solved from the end backwards on this table, each move
+    /// marked best, mistake or blunder. `game` is a Position read or played as a game, or its
+    /// text (any notation of games: a move list, a uttt.ai move list or link, CodinGame
+    /// moves) under `rules`. Answers the lines of `uttt review --json` as a list of dicts:
+    /// one per ply (`"type": "ply"`), then the summary. `time_limit` bounds each position
+    /// (default 10 s, as the command line's); the walk stops after `stop_after` unknown
+    /// positions in a row (None: walk on to the start). The other keywords are `solve`'s.
+    #[pyo3(
+        signature = (game, *, rules = "common", stop_after = Some(DEFAULT_UNKNOWNS_IN_A_ROW),
+                     **call),
+        text_signature = "(self, game, *, rules='common', stop_after=2, time_limit=None, \
+                          node_limit=None, progress=None, progress_every=0.5)"
+    )]
+    fn review<'py>(
+        &self,
+        py: Python<'py>,
+        game: &Bound<'py, PyAny>,
+        rules: &str,
+        stop_after: Option<usize>,
+        call: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (start, moves) = game_moves(game, rules)?;
+        if stop_after == Some(0) {
+            return Err(value_error(
+                "stop_after must be at least 1 (None walks to the start)",
+            ));
+        }
+        let call = CallSettings::read(call)?;
+        let mut options = self.options_for(&call);
+        options.time_limit = options.time_limit.or(Some(DEFAULT_REVIEW_TIME_LIMIT));
+        let limits = ReviewLimits {
+            unknowns_in_a_row: stop_after,
+        };
+        let mode = self.win_in;
+        let review = self
+            .run(py, &options, &call, Source::Review, |solver| {
+                review_win_in(&start, &moves, solver, limits, mode, |_| {})
+            })?
+            .value
+            .map_err(|disagree| PyRuntimeError::new_err(disagree.to_string()))?;
+        to_python(py, &review_lines(&review, &options))
+    }
+
+    /// The table's size in bytes.
+    #[getter]
+    fn table_mem(&self) -> u64 {
+        self.table.bytes()
+    }
+
+    /// The search threads.
+    #[getter]
+    fn threads(&self) -> usize {
+        self.options.worker_threads()
+    }
+}
+
+/// The start and moves of the game `game` gives (a Position with its moves, or text under the
+/// rule set `rules`), or what is wrong in the command line's words.
+fn game_moves(game: &Bound<'_, PyAny>, rules: &str) -> PyResult<(Position, Vec<Move>)> {
+    let (position, moves) = if let Ok(text) = game.cast::<PyString>() {
+        let text = text.to_str()?;
+        let rules = uttt::cli::parse_rules(rules).map_err(value_error)?;
+        let game = parse_game_arg_under(text, rules)
+            .map_err(|error| value_error(format!("invalid game `{text}`: {error}")))?;
+        (game.position, game.moves)
+    } else {
+        let position = PyPosition::from_arg(game)?;
+        (position.pos, position.game_moves())
+    };
+    let moves = moves.ok_or_else(|| {
+        value_error(
+            "a review needs a game, the moves from the start (a move list, a uttt.ai move \
+             list or link, or CodinGame moves), not a position without its moves",
+        )
+    })?;
+    Ok((Position::start_under(position.rules()), moves))
+}
