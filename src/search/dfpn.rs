@@ -3,7 +3,7 @@
 //! The table is only a cache: each call keeps its children's numbers in its own frame, so a
 //! dropped or overwritten entry costs time, never progress or correctness.
 
-use super::guide::{self, Model};
+use super::guide::{Estimator, Model};
 pub use super::live::LiveStats;
 use super::numbers::{child_thresholds, select_child, Numbers, INFINITY};
 use super::rules::{evaluate, Evaluation};
@@ -146,8 +146,8 @@ pub struct Dfpn<'a> {
     check_interval: u64,
     /// Called on the searching thread every `check_interval` MID calls (see [`Dfpn::polling`]).
     poll: Option<&'a mut (dyn FnMut() + 'a)>,
-    /// The learned model that estimates new nodes' numbers, if any (see [`Dfpn::guided_by`]).
-    guide: Option<&'a Model>,
+    /// Where new nodes' numbers come from (see [`Dfpn::guided_by`]).
+    estimator: Estimator<'a>,
     /// Told of every MID call as it returns (see [`Dfpn::observing`]).
     observer: Option<&'a mut Observer<'a>>,
 }
@@ -187,7 +187,7 @@ impl<'a> Dfpn<'a> {
             solved: Vec::new(),
             check_interval: CHECK_INTERVAL,
             poll: None,
-            guide: None,
+            estimator: Estimator::new(None),
             observer: None,
         }
     }
@@ -195,7 +195,7 @@ impl<'a> Dfpn<'a> {
     /// This searcher, estimating the numbers of new nodes by `model` (none: the hand-built
     /// estimate). Any estimate keeps the search sound; the model changes only the work.
     pub fn guided_by(mut self, model: Option<&'a Model>) -> Dfpn<'a> {
-        self.guide = model;
+        self.estimator = Estimator::new(model);
         self
     }
 
@@ -278,10 +278,13 @@ impl<'a> Dfpn<'a> {
             }
             Evaluation::Open(node) => node,
         };
-        let bounded = self.question.deadline.is_some();
-        let numbers = self
-            .table_numbers(pos)
-            .unwrap_or_else(|| guide::estimate(self.guide, pos, &node, bounded));
+        let numbers = match self.table_numbers(pos) {
+            Some(numbers) => numbers,
+            None => {
+                let key = self.key(pos);
+                self.estimator.numbers(key, pos, &node, self.question)
+            }
+        };
         Peeked {
             numbers,
             moves: node.moves,

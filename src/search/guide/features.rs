@@ -6,10 +6,11 @@
 //! opponent win?" are two outputs of the same rows.
 //!
 //! The rows, in the order of [`Features::rows`]:
-//! - **each small board's cells** (3^9 patterns), in a table of its own for each of the nine
-//!   kinds of board: its place on the big board (corner, edge or centre) by whether it is the
-//!   board to play in, one of the boards a free move may go to, or neither;
-//! - **the big board** (4^9 patterns: each board open, mine, theirs, or closed with no winner);
+//! - **each small board's cells** (3^9 patterns), in a table of its own for each of the three
+//!   ways a board may be played in: it is the board to play in, one of the boards a free move
+//!   may go to, or neither;
+//! - **each line of the big board** (4^3 patterns of its three boards, each open, mine, theirs,
+//!   or closed with no winner), a table for each of the eight lines;
 //! - **the moves worth searching**, counted (0 to 81);
 //! - **the stones on the board** (0 to 81);
 //! - **the live lines** of the big board each side could still complete (0 to 8 each, as a
@@ -17,20 +18,27 @@
 //! - **the context**: the rule set, whether the move is free, and which sides have a board
 //!   that would win the game with one move;
 //! - **the open boards**, counted, by rule set (how much game is left).
+//!
+//! The tables are small on purpose (under half a megabyte of the search's weights): the search
+//! reads a position's rows at every new node, and a table that does not stay in the
+//! processor's cache costs more time than its detail saves nodes (BENCHMARKS.md, "The learned
+//! guide").
 
-use crate::game::tables::{lines_within, FULL_MASK};
+use crate::game::tables::{lines_within, FULL_MASK, LINES};
 use crate::game::{Position, Rules};
 use crate::search::rules::{winning_boards, OpenNode};
 
 /// Patterns of one small board: each of nine cells empty, mine or theirs.
 const BOARD_PATTERNS: usize = 19_683;
-/// Patterns of the big board: each of nine boards open, mine, theirs or closed with no winner.
-const BIG_PATTERNS: usize = 262_144;
-/// Kinds of small board: three places by three ways it may be played in.
-const BOARD_KINDS: usize = 9;
+/// Ways a small board may be played in: the board to play in, a board a free move may go to,
+/// neither.
+const BOARD_WAYS: usize = 3;
+/// Patterns of one line of the big board: each of three boards open, mine, theirs or closed
+/// with no winner.
+const LINE_PATTERNS: usize = 64;
 
-const BIG_OFFSET: usize = BOARD_KINDS * BOARD_PATTERNS;
-const MOVES_OFFSET: usize = BIG_OFFSET + BIG_PATTERNS;
+const LINES_OF_BOARDS_OFFSET: usize = BOARD_WAYS * BOARD_PATTERNS;
+const MOVES_OFFSET: usize = LINES_OF_BOARDS_OFFSET + 8 * LINE_PATTERNS;
 const STONES_OFFSET: usize = MOVES_OFFSET + 82;
 const LINES_OFFSET: usize = STONES_OFFSET + 82;
 const CONTEXT_OFFSET: usize = LINES_OFFSET + 81;
@@ -39,8 +47,29 @@ const OPEN_OFFSET: usize = CONTEXT_OFFSET + 3 * 2 * 4;
 /// Rows in the pattern table (every row is an input that is either present or not).
 pub const ROWS: usize = OPEN_OFFSET + 3 * 10;
 
-/// Rows present in any one position.
-pub const ACTIVE_ROWS: usize = 15;
+/// Rows present in any one position: nine boards, eight lines, five counts.
+pub const ACTIVE_ROWS: usize = 22;
+
+/// The boards of each line of the big board, in reading order.
+const LINE_BOARDS: [[usize; 3]; 8] = line_boards();
+
+const fn line_boards() -> [[usize; 3]; 8] {
+    let mut boards = [[0; 3]; 8];
+    let mut line = 0;
+    while line < 8 {
+        let mut found = 0;
+        let mut board = 0;
+        while board < 9 {
+            if LINES[line] & (1 << board) != 0 {
+                boards[line][found] = board;
+                found += 1;
+            }
+            board += 1;
+        }
+        line += 1;
+    }
+    boards
+}
 
 /// A 9-bit mask read as a base-`base` number whose digit `i` is bit `i` (the weight of each
 /// set bit summed): `pattern = digits(mine) + 2 · digits(theirs)` for three symbols per cell.
@@ -65,10 +94,6 @@ const fn digit_table(base: u32) -> [u32; 512] {
 }
 
 static BASE3: [u32; 512] = digit_table(3);
-static BASE4: [u32; 512] = digit_table(4);
-
-/// Place of each board on the big board: 0 corner, 1 edge, 2 centre.
-const PLACE: [usize; 9] = [0, 1, 0, 1, 2, 1, 0, 1, 0];
 
 /// What the search already knows of a position when it asks the guide: the static rules'
 /// findings ([`OpenNode`]), told from the side to move.
@@ -157,27 +182,31 @@ impl Features {
             } else {
                 0
             };
-            let kind = PLACE[board] * 3 + way;
             let pattern = BASE3[usize::from(pos.local_cells(me, board))]
                 + 2 * BASE3[usize::from(pos.local_cells(them, board))];
-            *row = (kind * BOARD_PATTERNS) as u32 + pattern;
+            *row = (way * BOARD_PATTERNS) as u32 + pattern;
         }
         let mine = pos.won_boards(me);
         let theirs = pos.won_boards(them);
         let drawn = closed & !mine & !theirs;
-        let big = BASE4[usize::from(mine)]
-            + 2 * BASE4[usize::from(theirs)]
-            + 3 * BASE4[usize::from(drawn)];
-        rows[9] = BIG_OFFSET as u32 + big;
-        rows[10] = (MOVES_OFFSET as u32) + findings.moves.min(81);
-        rows[11] = (STONES_OFFSET as u32) + pos.stone_count().min(81);
-        rows[12] =
+        // Each board's state: 0 open, 1 mine, 2 theirs, 3 closed with no winner.
+        let state: [u32; 9] = std::array::from_fn(|board| {
+            let bit = |mask: u16| u32::from(mask >> board & 1);
+            bit(mine) + 2 * bit(theirs) + 3 * bit(drawn)
+        });
+        for (line, boards) in LINE_BOARDS.iter().enumerate() {
+            let pattern = state[boards[0]] + 4 * state[boards[1]] + 16 * state[boards[2]];
+            rows[9 + line] = (LINES_OF_BOARDS_OFFSET + line * LINE_PATTERNS) as u32 + pattern;
+        }
+        rows[17] = (MOVES_OFFSET as u32) + findings.moves.min(81);
+        rows[18] = (STONES_OFFSET as u32) + pos.stone_count().min(81);
+        rows[19] =
             (LINES_OFFSET as u32) + findings.my_lines.min(8) * 9 + findings.their_lines.min(8);
         let rules = rules_index(pos.rules());
         let threats = u32::from(findings.i_threaten) * 2 + u32::from(findings.they_threaten);
-        rows[13] = CONTEXT_OFFSET as u32 + (rules * 2 + u32::from(target.is_none())) * 4 + threats;
+        rows[20] = CONTEXT_OFFSET as u32 + (rules * 2 + u32::from(target.is_none())) * 4 + threats;
         let open = 9 - (closed & FULL_MASK).count_ones();
-        rows[14] = OPEN_OFFSET as u32 + rules * 10 + open;
+        rows[21] = OPEN_OFFSET as u32 + rules * 10 + open;
         Features { rows }
     }
 }
@@ -216,18 +245,20 @@ mod tests {
                     Findings::of_position(&pos, node.moves.len() as u32)
                 );
                 let features = Features::of(&pos, &findings);
-                let bounds = [
-                    (0, BIG_OFFSET),
-                    (BIG_OFFSET, MOVES_OFFSET),
+                // Nine rows of boards, eight of lines, then one for each count.
+                let mut parts = vec![(0, LINES_OF_BOARDS_OFFSET); 9];
+                parts.extend((0..8).map(|line| {
+                    let low = LINES_OF_BOARDS_OFFSET + line * LINE_PATTERNS;
+                    (low, low + LINE_PATTERNS)
+                }));
+                parts.extend([
                     (MOVES_OFFSET, STONES_OFFSET),
                     (STONES_OFFSET, LINES_OFFSET),
                     (LINES_OFFSET, CONTEXT_OFFSET),
                     (CONTEXT_OFFSET, OPEN_OFFSET),
                     (OPEN_OFFSET, ROWS),
-                ];
-                for (i, &row) in features.rows.iter().enumerate() {
-                    // Rows 0..9 are the small boards, then one row for each part.
-                    let (low, high) = bounds[i.saturating_sub(8)];
+                ]);
+                for (i, (&row, (low, high))) in features.rows.iter().zip(parts).enumerate() {
                     assert!((low..high).contains(&(row as usize)), "row {i}: {row}");
                 }
                 seen += 1;
@@ -237,12 +268,13 @@ mod tests {
     }
 
     #[test]
-    fn the_pattern_of_a_board_counts_each_cell_once_in_base_three() {
+    fn a_board_pattern_counts_each_cell_once_in_base_three_and_lines_name_their_boards() {
         assert_eq!(BASE3[0b1], 1);
         assert_eq!(BASE3[0b10], 3);
-        // The last pattern (every cell theirs, every board closed with no winner) is the
-        // last row of its table.
+        // The last pattern (every cell theirs) is the last row of its table.
         assert_eq!(2 * BASE3[0x1FF] as usize, BOARD_PATTERNS - 1);
-        assert_eq!(3 * BASE4[0x1FF] as usize, BIG_PATTERNS - 1);
+        assert_eq!(LINE_BOARDS[0], [0, 1, 2]);
+        assert_eq!(LINE_BOARDS[6], [0, 4, 8]);
+        assert_eq!(LINE_BOARDS[7], [2, 4, 6]);
     }
 }

@@ -12,6 +12,7 @@ pub mod model;
 
 use super::numbers::{initial_numbers, Numbers};
 use super::rules::OpenNode;
+use super::Question;
 use crate::game::Position;
 use features::{Features, Findings};
 pub use model::{Model, WeightsError};
@@ -91,12 +92,93 @@ pub fn learned_numbers(model: &Model, pos: &Position, node: &OpenNode) -> Number
     }
 }
 
-/// The initial numbers of an open node under a guide's model (`None`: the hand-built
-/// estimate). Bounded questions always take the hand-built estimate: the model was trained on
-/// unbounded questions and knows nothing of a deadline.
-pub fn estimate(model: Option<&Model>, pos: &Position, node: &OpenNode, bounded: bool) -> Numbers {
-    match model {
-        Some(model) if !bounded => learned_numbers(model, pos, node),
-        _ => initial_numbers(node),
+/// Slots of a searcher's cache of learned estimates (16 bytes each: a quarter megabyte).
+const ESTIMATE_SLOTS: usize = 1 << 14;
+
+/// A searcher's source of initial numbers: the hand-built estimate, or a model with a small
+/// cache of its estimates.
+///
+/// The cache is why a model can pay: a DFPN call estimates every child not yet in the table
+/// again each time it is entered (children never searched are never stored), and a model's
+/// estimate costs many times the hand-built one. The cache is the searcher's own (no state is
+/// shared) and direct-mapped by table key; a slot holds the key it answers for, so a lookup
+/// never returns another position's estimate. Any estimate keeps the search sound, so what
+/// the cache keeps or drops changes only the work.
+pub struct Estimator<'a> {
+    model: Option<&'a Model>,
+    /// (table key, numbers) by the key's low bits; empty without a model.
+    cache: Vec<(u64, Numbers)>,
+}
+
+impl<'a> Estimator<'a> {
+    /// The estimator of `model` (none: the hand-built estimate).
+    pub fn new(model: Option<&'a Model>) -> Estimator<'a> {
+        let cache = match model {
+            Some(_) => vec![(0, Numbers::UNIT); ESTIMATE_SLOTS],
+            None => Vec::new(),
+        };
+        Estimator { model, cache }
+    }
+
+    /// The initial numbers of the open node `node` at `pos`, whose table key for `question`
+    /// is `key`. Bounded questions always take the hand-built estimate: the model was trained
+    /// on unbounded questions and knows nothing of a deadline.
+    pub fn numbers(
+        &mut self,
+        key: u64,
+        pos: &Position,
+        node: &OpenNode,
+        question: Question,
+    ) -> Numbers {
+        let Some(model) = self.model.filter(|_| question.deadline.is_none()) else {
+            return initial_numbers(node);
+        };
+        let slot = &mut self.cache[key as usize % ESTIMATE_SLOTS];
+        // Key 0 marks an empty slot; a position whose key is 0 is estimated every time.
+        if slot.0 == key && key != 0 {
+            return slot.1;
+        }
+        let numbers = learned_numbers(model, pos, node);
+        *slot = (key, numbers);
+        numbers
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Player, Rng};
+    use crate::search::rules::{evaluate, Evaluation};
+    use crate::search::table_key;
+
+    #[test]
+    fn the_estimator_answers_from_its_cache_and_by_hand_when_bounded() {
+        let model = embedded_model().expect("the built-in weights pass their check");
+        let mut rng = Rng::new(0x6573_7469);
+        let mut learned = Estimator::new(Some(model));
+        let mut hand_built = Estimator::new(None);
+        let mut differ = 0;
+        for game in 0..300 {
+            let start = Position::start();
+            let moves = rng.playout(&start, 20 + game % 40);
+            let pos = moves.iter().fold(start, |p, &m| p.play(m));
+            let question = Question::wins(Player::X);
+            let Evaluation::Open(node) = evaluate(&pos, question) else {
+                continue;
+            };
+            let key = table_key(&pos, question);
+            let expected = learned_numbers(model, &pos, &node);
+            assert!(expected.phi >= 1 && expected.delta >= 1);
+            // Twice: computed, then from the cache.
+            for _ in 0..2 {
+                assert_eq!(learned.numbers(key, &pos, &node, question), expected);
+            }
+            let rules = initial_numbers(&node);
+            assert_eq!(hand_built.numbers(key, &pos, &node, question), rules);
+            let bounded = Question::wins_within(Player::X, &pos, 9);
+            assert_eq!(learned.numbers(key, &pos, &node, bounded), rules);
+            differ += usize::from(expected != rules);
+        }
+        assert!(differ > 100, "the model's numbers are its own: {differ}");
     }
 }

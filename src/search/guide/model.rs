@@ -8,16 +8,19 @@
 //! - three logits for the outcome: the side to move wins, its opponent wins, a draw.
 //!
 //! Weights are fixed-point (`i16`, [`FIXED_ONE`] to a unit), so the table is small enough to
-//! stay mostly in cache while the search reads it at every new node, and the sums are exact
-//! integers: the same weights give the same estimates on every machine.
+//! stay in cache while the search reads it at every new node, and the sums are exact
+//! integers: the same weights give the same estimates on every machine. The search reads only
+//! the four costs, so they are kept apart from the outcome's logits: 8 bytes a row.
 
 use super::features::{Features, ROWS};
 use std::fmt;
 
 /// Outputs of the model (see the module's documentation): [`Lane`] names them.
 pub const OUTPUTS: usize = 7;
-/// Weights stored for each row: the outputs and one unused, so that a row is 16 bytes.
+/// Weights stored for each row in the file: the outputs and one unused.
 const STRIDE: usize = 8;
+/// The cost outputs (the first four) and the outcome's (the last three, and one unused).
+const HALF: usize = 4;
 /// The fixed-point unit: a stored weight of this many is 1.0.
 pub const FIXED_ONE: f32 = 256.0;
 
@@ -55,7 +58,7 @@ impl Lane {
 /// Magic bytes at the start of a weights file.
 const MAGIC: &[u8; 8] = b"UTTTGUID";
 /// The weights file's format version.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// Bytes before the weights: magic, version, rows, stride, a reserved word, checksum.
 const HEADER_BYTES: usize = 8 + 4 * 4 + 8;
 
@@ -125,10 +128,12 @@ fn checksum(bytes: &[u8]) -> u64 {
     })
 }
 
-/// The model: one row of fixed-point weights for each input row.
+/// The model: for each input row, its fixed-point weights of the four costs and, apart, of
+/// the outcome's three logits.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Model {
-    rows: Box<[[i16; STRIDE]]>,
+    costs: Box<[[i16; HALF]]>,
+    outcomes: Box<[[i16; HALF]]>,
 }
 
 impl fmt::Debug for Model {
@@ -136,7 +141,7 @@ impl fmt::Debug for Model {
         write!(
             f,
             "Model({} rows, checksum {:016x})",
-            self.rows.len(),
+            self.costs.len(),
             self.checksum()
         )
     }
@@ -147,33 +152,54 @@ impl Model {
     /// [`ROWS`] of them), rounded to fixed point and clamped to its range.
     pub fn quantize(weights: &[[f32; OUTPUTS]]) -> Model {
         assert_eq!(weights.len(), ROWS, "one row of weights for each input row");
-        let rows = weights
+        let fixed = |weight: f32| {
+            (weight * FIXED_ONE)
+                .round()
+                .clamp(f32::from(i16::MIN), f32::from(i16::MAX)) as i16
+        };
+        let rows: Vec<[i16; STRIDE]> = weights
             .iter()
-            .map(|row| {
-                let mut fixed = [0i16; STRIDE];
-                for (slot, &weight) in fixed.iter_mut().zip(row) {
-                    *slot = (weight * FIXED_ONE)
-                        .round()
-                        .clamp(f32::from(i16::MIN), f32::from(i16::MAX))
-                        as i16;
-                }
-                fixed
-            })
+            .map(|row| std::array::from_fn(|lane| row.get(lane).map_or(0, |&w| fixed(w))))
             .collect();
-        Model { rows }
+        Model::of_rows(&rows)
+    }
+
+    /// The model of whole rows (as the file holds them).
+    fn of_rows(rows: &[[i16; STRIDE]]) -> Model {
+        Model {
+            costs: rows
+                .iter()
+                .map(|row| std::array::from_fn(|lane| row[lane]))
+                .collect(),
+            outcomes: rows
+                .iter()
+                .map(|row| std::array::from_fn(|lane| row[HALF + lane]))
+                .collect(),
+        }
+    }
+
+    /// Row `row` whole, as the file holds it.
+    fn row(&self, row: usize) -> [i16; STRIDE] {
+        std::array::from_fn(|lane| {
+            if lane < HALF {
+                self.costs[row][lane]
+            } else {
+                self.outcomes[row][lane - HALF]
+            }
+        })
     }
 
     /// The weight of `lane` in input row `row`, as a real number.
     pub fn weight(&self, row: usize, lane: usize) -> f32 {
-        f32::from(self.rows[row][lane]) / FIXED_ONE
+        f32::from(self.row(row)[lane]) / FIXED_ONE
     }
 
-    /// The sums of the rows present in a position: every output, in fixed point.
-    fn sums(&self, features: &Features) -> [i32; STRIDE] {
-        let mut sums = [0i32; STRIDE];
+    /// The sums of the rows present in a position, from one half of the weights, in fixed
+    /// point.
+    fn sums(half: &[[i16; HALF]], features: &Features) -> [i32; HALF] {
+        let mut sums = [0i32; HALF];
         for &row in &features.rows {
-            let weights = &self.rows[row as usize];
-            for (sum, &weight) in sums.iter_mut().zip(weights) {
+            for (sum, &weight) in sums.iter_mut().zip(&half[row as usize]) {
                 *sum += i32::from(weight);
             }
         }
@@ -182,32 +208,39 @@ impl Model {
 
     /// Every output for a position, as real numbers (see [`Lane`]).
     pub fn outputs(&self, features: &Features) -> [f32; OUTPUTS] {
-        let sums = self.sums(features);
-        std::array::from_fn(|lane| sums[lane] as f32 / FIXED_ONE)
+        let costs = Model::sums(&self.costs, features);
+        let outcomes = Model::sums(&self.outcomes, features);
+        std::array::from_fn(|lane| {
+            let sum = if lane < HALF {
+                costs[lane]
+            } else {
+                outcomes[lane - HALF]
+            };
+            sum as f32 / FIXED_ONE
+        })
     }
 
     /// The predicted log2 work to prove and to disprove one question: "does the side to move
-    /// win?" (`mine`) or "does its opponent win?".
-    pub fn costs(&self, features: &Features, mine: bool) -> (f32, f32) {
-        let sums = self.sums(features);
+    /// win?" (`mine`) or "does its opponent win?", in fixed point ([`FIXED_ONE`] to a unit).
+    pub fn fixed_costs(&self, features: &Features, mine: bool) -> (i32, i32) {
+        let sums = Model::sums(&self.costs, features);
         let (prove, disprove) = Lane::costs(mine);
-        (
-            sums[prove as usize] as f32 / FIXED_ONE,
-            sums[disprove as usize] as f32 / FIXED_ONE,
-        )
+        (sums[prove as usize], sums[disprove as usize])
+    }
+
+    /// [`Model::fixed_costs`] as real numbers (log2 of the work).
+    pub fn costs(&self, features: &Features, mine: bool) -> (f32, f32) {
+        let (prove, disprove) = self.fixed_costs(features, mine);
+        (prove as f32 / FIXED_ONE, disprove as f32 / FIXED_ONE)
     }
 
     /// The file: a header (magic, version, rows, weights per row, checksum) and the weights,
     /// little-endian.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let payload: Vec<u8> = self
-            .rows
-            .iter()
-            .flat_map(|row| row.iter().flat_map(|weight| weight.to_le_bytes()))
-            .collect();
+        let payload = self.payload();
         let mut bytes = Vec::with_capacity(HEADER_BYTES + payload.len());
         bytes.extend_from_slice(MAGIC);
-        for word in [VERSION, self.rows.len() as u32, STRIDE as u32, 0] {
+        for word in [VERSION, self.costs.len() as u32, STRIDE as u32, 0] {
             bytes.extend_from_slice(&word.to_le_bytes());
         }
         bytes.extend_from_slice(&checksum(&payload).to_le_bytes());
@@ -245,7 +278,7 @@ impl Model {
                 found,
             });
         }
-        let rows = payload
+        let rows: Vec<[i16; STRIDE]> = payload
             .chunks_exact(STRIDE * 2)
             .map(|chunk| {
                 std::array::from_fn(|lane| {
@@ -253,17 +286,19 @@ impl Model {
                 })
             })
             .collect();
-        Ok(Model { rows })
+        Ok(Model::of_rows(&rows))
+    }
+
+    /// The weights as the file holds them: every row whole, little-endian.
+    fn payload(&self) -> Vec<u8> {
+        (0..self.costs.len())
+            .flat_map(|row| self.row(row).into_iter().flat_map(i16::to_le_bytes))
+            .collect()
     }
 
     /// The checksum of the weights, as the file's header holds it.
     pub fn checksum(&self) -> u64 {
-        let payload: Vec<u8> = self
-            .rows
-            .iter()
-            .flat_map(|row| row.iter().flat_map(|weight| weight.to_le_bytes()))
-            .collect();
-        checksum(&payload)
+        checksum(&self.payload())
     }
 }
 
