@@ -103,13 +103,15 @@ impl PySolver {
     }
 
     /// Runs `job` with a solver of `options` on this one's table (and database, storing as
-    /// `source`), without the GIL and watched (see [`run_watched`]).
+    /// `source`), without the GIL and watched (see [`run_watched`]); on this thread instead
+    /// when the game is `over` (no search, nothing to watch).
     fn run<T: Send>(
         &self,
         py: Python<'_>,
         options: &SolveOptions,
         call: &CallSettings<'_>,
         source: Source,
+        over: bool,
         job: impl FnOnce(&mut Solver<'_>) -> T + Send,
     ) -> PyResult<Watched<T>> {
         let stop = AtomicBool::new(false);
@@ -120,7 +122,7 @@ impl PySolver {
             live: &live,
         };
         let (table, database) = (&self.table, self.database.as_ref());
-        run_watched(py, &stop, &progress, || {
+        let work = || {
             let solver = Solver::new(options, table)
                 .stopped_by(&stop)
                 .watched_by(&live);
@@ -136,7 +138,16 @@ impl PySolver {
                 source,
             };
             job(&mut solver.with_database(&database, policy))
-        })
+        };
+        if over {
+            // A finished game is answered without a search: nothing to watch, and a thread
+            // of its own would cost more than the answer (the call overhead target).
+            return Ok(Watched {
+                value: work(),
+                interrupt: None,
+            });
+        }
+        run_watched(py, &stop, &progress, work)
     }
 }
 
@@ -203,9 +214,14 @@ impl PySolver {
         let options = self.options_for(&call);
         let mode = self.win_in;
         let report = self
-            .run(py, &options, &call, Source::Solve, |solver| {
-                solver.solve_win_in(&pos, mode)
-            })?
+            .run(
+                py,
+                &options,
+                &call,
+                Source::Solve,
+                pos.is_over(),
+                |solver| solver.solve_win_in(&pos, mode),
+            )?
             .value;
         to_python(py, &SolveJson::of(&report))
     }
@@ -236,7 +252,7 @@ impl PySolver {
         let options = self.options_for(&call);
         let mode = self.win_in;
         let analysis = self
-            .run(py, &options, &call, Source::Analyze, |solver| {
+            .run(py, &options, &call, Source::Analyze, false, |solver| {
                 solver.analyze_win_in(&pos, mode)
             })?
             .value;
@@ -282,7 +298,7 @@ impl PySolver {
         };
         let mode = self.win_in;
         let review = self
-            .run(py, &options, &call, Source::Review, |solver| {
+            .run(py, &options, &call, Source::Review, false, |solver| {
                 review_win_in(&start, &moves, solver, limits, mode, |_| {})
             })?
             .value

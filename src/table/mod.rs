@@ -307,17 +307,25 @@ impl Table {
     }
 
     /// The fraction of the active part's entries in use, estimated from a sample of up to
-    /// 4096 buckets spread over it.
+    /// 4096 buckets: 64 runs of 64 neighbouring buckets (a 4 KiB page each), spread evenly
+    /// over the active part. Keys are hashes, so any run is a fair sample of its stretch, and
+    /// spreading the runs samples each half a growth left behind. Runs of whole pages keep a
+    /// fresh table's report cheap: one bucket on each of 4,096 pages touched a page apiece
+    /// (about 0.2 ms for a solve that never searched, as in `uttt.solve` of a finished game).
     pub fn fill(&self) -> f64 {
+        const RUNS: usize = 64;
+        const RUN: usize = 4096 / BUCKET_BYTES;
         let active = (self.active_mask.load(Ordering::Relaxed) + 1) as usize;
         let buckets = &self.buckets()[..active];
-        let step = (buckets.len() / 4096).max(1);
+        let stride = (buckets.len() / RUNS).max(RUN);
         let mut used = 0usize;
         let mut seen = 0usize;
-        for bucket in buckets.iter().step_by(step) {
-            for entry in &bucket.entries {
-                seen += 1;
-                used += usize::from(meta_work_log(entry.meta.load(Ordering::Relaxed)) != 0);
+        for start in (0..buckets.len()).step_by(stride) {
+            for bucket in &buckets[start..(start + RUN).min(buckets.len())] {
+                for entry in &bucket.entries {
+                    seen += 1;
+                    used += usize::from(meta_work_log(entry.meta.load(Ordering::Relaxed)) != 0);
+                }
             }
         }
         used as f64 / seen as f64

@@ -286,3 +286,31 @@ fn a_writer_parked_on_an_entry_released_without_a_wake_up_goes_on() {
     );
     assert_eq!(entry.numbers.load(Ordering::Relaxed), 42);
 }
+
+#[test]
+fn the_fill_estimate_follows_the_share_of_entries_in_use() {
+    // 1 MiB: 16,384 buckets, all active from the start (below the initial active size).
+    let table = Table::new(1 << 20).unwrap();
+    assert_eq!(table.fill(), 0.0);
+    let exact = |table: &Table| {
+        let entries = table.buckets().iter().flat_map(|bucket| &bucket.entries);
+        let used = entries
+            .clone()
+            .filter(|entry| meta_work_log(entry.meta.load(Ordering::Relaxed)) != 0)
+            .count();
+        used as f64 / entries.count() as f64
+    };
+    let mut counters = TableCounters::default();
+    for (stores, share) in [(3_000u64, 0.04), (20_000, 0.3), (60_000, 0.9)] {
+        while counters.stores < stores {
+            let key = crate::game::tables::splitmix64(counters.stores).0;
+            table.store(key, Numbers::UNIT, 1, &mut counters);
+        }
+        let (estimate, truth) = (table.fill(), exact(&table));
+        assert!(truth > share * 0.5, "{stores} stores fill {truth}");
+        assert!(
+            (estimate - truth).abs() < 0.03,
+            "{stores}: {estimate} against {truth}"
+        );
+    }
+}
