@@ -278,12 +278,10 @@ impl<'a> Dfpn<'a> {
             }
             Evaluation::Open(node) => node,
         };
-        let numbers = match self.table_numbers(pos) {
+        let key = self.key(pos);
+        let numbers = match self.table_numbers(pos, key) {
             Some(numbers) => numbers,
-            None => {
-                let key = self.key(pos);
-                self.estimator.numbers(key, pos, &node, self.question)
-            }
+            None => self.estimator.numbers(key, pos, &node, self.question),
         };
         Peeked {
             numbers,
@@ -291,17 +289,18 @@ impl<'a> Dfpn<'a> {
         }
     }
 
-    /// What the table knows of `pos` for this question. An entry for the other question (the
-    /// other player's win, with the same deadline) that proves its attacker wins answers this
+    /// What the table knows of `pos` (whose key is `key`) for this question. An entry for the
+    /// other question (the other player's win, with the same deadline) that proves its
+    /// attacker wins answers this
     /// one too: the attacker here cannot win then.
     /// Entries hold numbers for the side to move, so "the other attacker wins" reads φ = 0
     /// where that attacker is to move (here it is the defender, which reaches its goal:
     /// proved) and δ = 0 where it is not (here the attacker is to move and fails: disproved).
     /// Both keys of a position share a bucket (see [`table_key`]): one pass over it reads both
     /// entries.
-    fn table_numbers(&mut self, pos: &Position) -> Option<Numbers> {
+    fn table_numbers(&mut self, pos: &Position, key: u64) -> Option<Numbers> {
         let other = self.question.other();
-        let (own, theirs) = self.table.lookup_pair(self.key(pos), table_key(pos, other));
+        let (own, theirs) = self.table.lookup_pair(key, table_key(pos, other));
         let other = other.attacker;
         let own = own.map(|found| found.numbers);
         if own.is_some_and(Numbers::is_solved) {

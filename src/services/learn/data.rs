@@ -166,8 +166,7 @@ fn samples_of_game(
     stop: &AtomicBool,
 ) -> anyhow::Result<GameSamples> {
     let root = position_of_game(options, game)?;
-    let follows_excluded = |pos: &Position| excluded.iter().any(|e| could_follow(pos, e));
-    if follows_excluded(&root) {
+    if excluded.iter().any(|e| could_follow(&root, e)) {
         return Ok(GameSamples {
             excluded: true,
             ..GameSamples::default()
@@ -182,7 +181,7 @@ fn samples_of_game(
         // A fresh table for each question, so that its work is its own and not what an
         // earlier search left behind.
         let table = Table::new(options.table_bytes)?;
-        let mut inner = InnerSamples::new(root, attacker, game, options.keep_work);
+        let mut inner = InnerSamples::new(root, attacker, game, options.keep_work, excluded);
         let mut observe = |pos: &Position, numbers: Numbers, work: u64| {
             inner.observe(pos, numbers, work);
         };
@@ -206,22 +205,9 @@ fn samples_of_game(
             true,
             game,
         ));
-        made.samples.extend(
-            inner
-                .kept
-                .into_iter()
-                .filter(|s| !parse_follows(s, &follows_excluded)),
-        );
+        made.samples.extend(inner.kept);
     }
     Ok(made)
-}
-
-/// Whether a kept sample's position could follow an excluded one (the positions are kept as
-/// samples, with their notation, as they are found).
-fn parse_follows(sample: &Sample, follows_excluded: &dyn Fn(&Position) -> bool) -> bool {
-    crate::game::parse_position_under(&sample.position, sample.rules)
-        .map(|pos| follows_excluded(&pos))
-        .unwrap_or(true)
 }
 
 fn sample(
@@ -244,9 +230,12 @@ fn sample(
 }
 
 /// The positions settled inside one search, with the work spent under each over all its
-/// visits, kept with a probability that grows with that work.
-struct InnerSamples {
+/// visits, kept with a probability that grows with that work (none that could follow an
+/// excluded position).
+struct InnerSamples<'e> {
     root: Position,
+    /// Positions no sample may equal or follow.
+    excluded: &'e [Position],
     attacker: Player,
     game: u64,
     keep_work: u64,
@@ -255,10 +244,17 @@ struct InnerSamples {
     kept: Vec<Sample>,
 }
 
-impl InnerSamples {
-    fn new(root: Position, attacker: Player, game: u64, keep_work: u64) -> InnerSamples {
+impl<'e> InnerSamples<'e> {
+    fn new(
+        root: Position,
+        attacker: Player,
+        game: u64,
+        keep_work: u64,
+        excluded: &'e [Position],
+    ) -> InnerSamples<'e> {
         InnerSamples {
             root,
+            excluded,
             attacker,
             game,
             keep_work: keep_work.max(1),
@@ -284,7 +280,7 @@ impl InnerSamples {
         // Kept with probability min(1, spent / keep_work), decided by the position's hash so
         // that the same search keeps the same samples.
         let draw = splitmix64(pos.hash() ^ self.game).0 % self.keep_work;
-        if draw < spent {
+        if draw < spent && !self.excluded.iter().any(|e| could_follow(pos, e)) {
             let result = Settled::of(pos, self.attacker, numbers);
             self.kept
                 .push(sample(pos, self.attacker, result, spent, false, self.game));
