@@ -68,4 +68,5 @@ def main():
     sys.exit(1 if disagreements else 0)
 
 
-main()
+if __name__ == "__main__":
+    main()

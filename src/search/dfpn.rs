@@ -409,12 +409,14 @@ impl<'a> Dfpn<'a> {
         }
         let mut children = std::mem::take(&mut self.frames[ply]);
         children.clear();
-        // Two passes: first every child's bucket is requested from memory, then the children
-        // are evaluated while those loads are under way (both questions share a bucket).
+        // Two passes: first every child's bucket (and the slot of its cached estimate) is
+        // requested from memory, then the children are evaluated while those loads are under
+        // way (both questions share a bucket).
         for mv in moves {
             let child = pos.play(mv);
             let key = self.key(&child);
             self.table.prefetch(key);
+            self.estimator.prefetch(key);
             children.push(Child {
                 pos: child,
                 key,

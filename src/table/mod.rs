@@ -111,6 +111,22 @@ pub struct Table {
     _lock: Option<File>,
 }
 
+/// Asks the processor to start loading the cache line of `item`, so that a read of it a
+/// little later does not wait on memory. It changes nothing (on other architectures it does
+/// nothing at all).
+#[inline(always)]
+pub fn prefetch<T>(item: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let address: *const T = item;
+        // SAFETY: a prefetch never faults and changes no memory; the address is a reference's.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(address.cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
+}
+
 /// Rounds a byte budget down to a power-of-two number of buckets (at least [`MIN_BUCKETS`]).
 pub fn buckets_for_bytes(bytes: u64) -> usize {
     let buckets = (bytes / BUCKET_BYTES as u64).clamp(MIN_BUCKETS as u64, 1 << MAX_INDEX_BITS);
@@ -217,15 +233,7 @@ impl Table {
     /// [`TableWriter::prefetch`].
     #[inline(always)]
     fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let bucket: *const Bucket = self.bucket(key);
-            // SAFETY: a prefetch never faults and changes no memory; the pointer is in bounds.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket.cast::<i8>()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        prefetch(self.bucket(key));
     }
 
     /// Looks `key` up.

@@ -14,6 +14,7 @@ use super::numbers::{initial_numbers, Numbers};
 use super::rules::OpenNode;
 use super::Question;
 use crate::game::Position;
+use crate::table::prefetch;
 use features::{Features, Findings};
 pub use model::{Model, WeightsError};
 use serde::{Deserialize, Serialize};
@@ -74,7 +75,20 @@ pub fn embedded_model() -> Result<&'static Model, WeightsError> {
 
 /// Work estimates are capped at 2^this, well below the numbers' saturation, so that sums of
 /// many estimates still compare.
-const MAX_LOG2_ESTIMATE: f32 = 24.0;
+const MAX_LOG2_ESTIMATE: i32 = 24;
+
+/// 2^(`log2` / [`model::FIXED_ONE`]) for a fixed-point log2 of work, clamped to
+/// 1..=2^[`MAX_LOG2_ESTIMATE`]: the whole part shifts and the fraction is taken linearly
+/// between the two powers of two around it (at most 6.2 % above the exact power, which is far
+/// finer than the model's own error; integers alone keep it cheap at every new node).
+fn work_of_log2(log2: i32) -> u32 {
+    let unit = model::FIXED_ONE as i32;
+    let log2 = log2.clamp(0, MAX_LOG2_ESTIMATE * unit);
+    let (whole, fraction) = (log2 / unit, log2 % unit);
+    // (1 + fraction) · 2^whole, in units of 1/unit, rounded to the nearest whole unit.
+    let scaled = ((unit + fraction) as u64) << whole;
+    ((scaled + (unit as u64) / 2) / unit as u64).max(1) as u32
+}
 
 /// The numbers of an open node of an unbounded question (for its side to move) by `model`:
 /// the predicted work to prove and to disprove the question, each at least 1.
@@ -82,9 +96,8 @@ pub fn learned_numbers(model: &Model, pos: &Position, node: &OpenNode) -> Number
     let features = Features::of(pos, &Findings::of_node(node));
     // The guide's questions are told from the side to move; this node's attacker is it or
     // its opponent.
-    let (prove, disprove) = model.costs(&features, node.attacker_to_move);
-    let work = |log2: f32| log2.clamp(0.0, MAX_LOG2_ESTIMATE).exp2().round() as u32;
-    let (pn, dn) = (work(prove).max(1), work(disprove).max(1));
+    let (prove, disprove) = model.fixed_costs(&features, node.attacker_to_move);
+    let (pn, dn) = (work_of_log2(prove), work_of_log2(disprove));
     if node.attacker_to_move {
         Numbers { phi: pn, delta: dn }
     } else {
@@ -120,6 +133,14 @@ impl<'a> Estimator<'a> {
         Estimator { model, cache }
     }
 
+    /// Starts loading the cache slot of `key`, for a [`Estimator::numbers`] call soon after
+    /// (a search asks for the estimates of a node's children together).
+    pub fn prefetch(&self, key: u64) {
+        if !self.cache.is_empty() {
+            prefetch(&self.cache[key as usize % ESTIMATE_SLOTS]);
+        }
+    }
+
     /// The initial numbers of the open node `node` at `pos`, whose table key for `question`
     /// is `key`. Bounded questions always take the hand-built estimate: the model was trained
     /// on unbounded questions and knows nothing of a deadline.
@@ -150,6 +171,22 @@ mod tests {
     use crate::game::{Player, Rng};
     use crate::search::rules::{evaluate, Evaluation};
     use crate::search::table_key;
+
+    #[test]
+    fn work_of_a_fixed_point_log2_is_near_its_power_of_two_and_clamped() {
+        let unit = model::FIXED_ONE as i32;
+        for log2 in 0..=MAX_LOG2_ESTIMATE * unit {
+            let exact = (log2 as f64 / f64::from(unit)).exp2();
+            let work = f64::from(work_of_log2(log2));
+            // Linear between powers of two: never below the power and at most 6.2 % above it
+            // (give or take the rounding to whole work, which matters only near 1).
+            assert!(work >= exact - 0.5 && work <= exact * 1.062 + 0.5, "{log2}: {work}");
+        }
+        assert_eq!(work_of_log2(-5 * unit), 1);
+        assert_eq!(work_of_log2(0), 1);
+        assert_eq!(work_of_log2(10 * unit), 1024);
+        assert_eq!(work_of_log2(99 * unit), 1 << MAX_LOG2_ESTIMATE);
+    }
 
     #[test]
     fn the_estimator_answers_from_its_cache_and_by_hand_when_bounded() {
