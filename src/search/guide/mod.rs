@@ -180,7 +180,10 @@ mod tests {
             let work = f64::from(work_of_log2(log2));
             // Linear between powers of two: never below the power and at most 6.2 % above it
             // (give or take the rounding to whole work, which matters only near 1).
-            assert!(work >= exact - 0.5 && work <= exact * 1.062 + 0.5, "{log2}: {work}");
+            assert!(
+                work >= exact - 0.5 && work <= exact * 1.062 + 0.5,
+                "{log2}: {work}"
+            );
         }
         assert_eq!(work_of_log2(-5 * unit), 1);
         assert_eq!(work_of_log2(0), 1);

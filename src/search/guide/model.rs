@@ -10,7 +10,8 @@
 //! Weights are fixed-point (`i16`, [`FIXED_ONE`] to a unit), so the table is small enough to
 //! stay in cache while the search reads it at every new node, and the sums are exact
 //! integers: the same weights give the same estimates on every machine. The search reads only
-//! the four costs, so they are kept apart from the outcome's logits: 8 bytes a row.
+//! the two costs of the question it asks, so each question's costs are kept apart from the
+//! other's and from the outcome's logits: 4 bytes a row.
 
 use super::features::{Features, ROWS};
 use std::fmt;
@@ -128,11 +129,18 @@ fn checksum(bytes: &[u8]) -> u64 {
     })
 }
 
-/// The model: for each input row, its fixed-point weights of the four costs and, apart, of
-/// the outcome's three logits.
+/// The model: for each input row, its fixed-point weights of the costs of each question and,
+/// apart, of the outcome's three logits.
+///
+/// Each question's two costs are a table of their own (4 bytes a row): a search asks one
+/// question at a time, so only that question's table is in the processor's cache at all,
+/// half the bytes of the four costs together.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Model {
-    costs: Box<[[i16; HALF]]>,
+    /// (prove, disprove) of "the side to move wins", for each row.
+    mine: Box<[[i16; 2]]>,
+    /// (prove, disprove) of "its opponent wins".
+    theirs: Box<[[i16; 2]]>,
     outcomes: Box<[[i16; HALF]]>,
 }
 
@@ -141,7 +149,7 @@ impl fmt::Debug for Model {
         write!(
             f,
             "Model({} rows, checksum {:016x})",
-            self.costs.len(),
+            self.mine.len(),
             self.checksum()
         )
     }
@@ -166,11 +174,14 @@ impl Model {
 
     /// The model of whole rows (as the file holds them).
     fn of_rows(rows: &[[i16; STRIDE]]) -> Model {
+        let lanes = |first: usize| {
+            rows.iter()
+                .map(|row| [row[first], row[first + 1]])
+                .collect()
+        };
         Model {
-            costs: rows
-                .iter()
-                .map(|row| std::array::from_fn(|lane| row[lane]))
-                .collect(),
+            mine: lanes(Lane::ProveMine as usize),
+            theirs: lanes(Lane::ProveTheirs as usize),
             outcomes: rows
                 .iter()
                 .map(|row| std::array::from_fn(|lane| row[HALF + lane]))
@@ -180,13 +191,19 @@ impl Model {
 
     /// Row `row` whole, as the file holds it.
     fn row(&self, row: usize) -> [i16; STRIDE] {
-        std::array::from_fn(|lane| {
-            if lane < HALF {
-                self.costs[row][lane]
-            } else {
-                self.outcomes[row][lane - HALF]
-            }
-        })
+        let [prove_mine, disprove_mine] = self.mine[row];
+        let [prove_theirs, disprove_theirs] = self.theirs[row];
+        let [win_mine, win_theirs, draw, unused] = self.outcomes[row];
+        [
+            prove_mine,
+            disprove_mine,
+            prove_theirs,
+            disprove_theirs,
+            win_mine,
+            win_theirs,
+            draw,
+            unused,
+        ]
     }
 
     /// The weight of `lane` in input row `row`, as a real number.
@@ -194,12 +211,11 @@ impl Model {
         f32::from(self.row(row)[lane]) / FIXED_ONE
     }
 
-    /// The sums of the rows present in a position, from one half of the weights, in fixed
-    /// point.
-    fn sums(half: &[[i16; HALF]], features: &Features) -> [i32; HALF] {
-        let mut sums = [0i32; HALF];
+    /// The sums of the rows present in a position, in one table of weights, in fixed point.
+    fn sums<const LANES: usize>(table: &[[i16; LANES]], features: &Features) -> [i32; LANES] {
+        let mut sums = [0i32; LANES];
         for &row in &features.rows {
-            for (sum, &weight) in sums.iter_mut().zip(&half[row as usize]) {
+            for (sum, &weight) in sums.iter_mut().zip(&table[row as usize]) {
                 *sum += i32::from(weight);
             }
         }
@@ -208,24 +224,27 @@ impl Model {
 
     /// Every output for a position, as real numbers (see [`Lane`]).
     pub fn outputs(&self, features: &Features) -> [f32; OUTPUTS] {
-        let costs = Model::sums(&self.costs, features);
-        let outcomes = Model::sums(&self.outcomes, features);
-        std::array::from_fn(|lane| {
-            let sum = if lane < HALF {
-                costs[lane]
-            } else {
-                outcomes[lane - HALF]
-            };
-            sum as f32 / FIXED_ONE
-        })
+        let [prove_mine, disprove_mine] = Model::sums(&self.mine, features);
+        let [prove_theirs, disprove_theirs] = Model::sums(&self.theirs, features);
+        let [win_mine, win_theirs, draw, _] = Model::sums(&self.outcomes, features);
+        [
+            prove_mine,
+            disprove_mine,
+            prove_theirs,
+            disprove_theirs,
+            win_mine,
+            win_theirs,
+            draw,
+        ]
+        .map(|sum| sum as f32 / FIXED_ONE)
     }
 
     /// The predicted log2 work to prove and to disprove one question: "does the side to move
     /// win?" (`mine`) or "does its opponent win?", in fixed point ([`FIXED_ONE`] to a unit).
     pub fn fixed_costs(&self, features: &Features, mine: bool) -> (i32, i32) {
-        let sums = Model::sums(&self.costs, features);
-        let (prove, disprove) = Lane::costs(mine);
-        (sums[prove as usize], sums[disprove as usize])
+        let table = if mine { &self.mine } else { &self.theirs };
+        let [prove, disprove] = Model::sums(table, features);
+        (prove, disprove)
     }
 
     /// [`Model::fixed_costs`] as real numbers (log2 of the work).
@@ -240,7 +259,7 @@ impl Model {
         let payload = self.payload();
         let mut bytes = Vec::with_capacity(HEADER_BYTES + payload.len());
         bytes.extend_from_slice(MAGIC);
-        for word in [VERSION, self.costs.len() as u32, STRIDE as u32, 0] {
+        for word in [VERSION, self.mine.len() as u32, STRIDE as u32, 0] {
             bytes.extend_from_slice(&word.to_le_bytes());
         }
         bytes.extend_from_slice(&checksum(&payload).to_le_bytes());
@@ -291,7 +310,7 @@ impl Model {
 
     /// The weights as the file holds them: every row whole, little-endian.
     fn payload(&self) -> Vec<u8> {
-        (0..self.costs.len())
+        (0..self.mine.len())
             .flat_map(|row| self.row(row).into_iter().flat_map(i16::to_le_bytes))
             .collect()
     }
