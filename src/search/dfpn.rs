@@ -3,7 +3,7 @@
 //! The table is only a cache: each call keeps its children's numbers in its own frame, so a
 //! dropped or overwritten entry costs time, never progress or correctness.
 
-use super::guide::{Estimator, Model};
+use super::guide::{Estimator, Family, Model};
 pub use super::live::LiveStats;
 use super::numbers::{child_thresholds, select_child, Numbers, INFINITY};
 use super::rules::{evaluate, Evaluation};
@@ -58,6 +58,8 @@ pub struct Poll<'p> {
 /// One child of a node held in the caller's frame.
 #[derive(Clone, Copy)]
 struct Child {
+    /// The move from the parent.
+    mv: Move,
     pos: Position,
     key: u64,
     /// The child's numbers for its own side to move.
@@ -269,6 +271,17 @@ impl<'a> Dfpn<'a> {
 
     /// [`Dfpn::peek`], with the moves worth searching.
     pub fn peek_moves(&mut self, pos: &Position) -> Peeked {
+        self.peek_in_family(pos, None)
+    }
+
+    /// [`Dfpn::peek_moves`] of `pos`, which is the child by `mv` of the parent of `family`
+    /// when one is given: a node's children are peeked one after another, and the guide
+    /// estimates them together.
+    fn peek_in_family(
+        &mut self,
+        pos: &Position,
+        family: Option<(&mut Family<'_, 'a>, Move)>,
+    ) -> Peeked {
         let node = match evaluate(pos, self.question) {
             Evaluation::Solved(numbers) => {
                 return Peeked {
@@ -281,7 +294,13 @@ impl<'a> Dfpn<'a> {
         let key = self.key(pos);
         let numbers = match self.table_numbers(pos, key) {
             Some(numbers) => numbers,
-            None => self.estimator.numbers(key, pos, &node, self.question),
+            None => match family {
+                Some((family, mv)) => {
+                    self.estimator
+                        .child_numbers(key, family, mv, pos, &node, self.question)
+                }
+                None => self.estimator.numbers(key, pos, &node, self.question),
+            },
         };
         Peeked {
             numbers,
@@ -330,10 +349,15 @@ impl<'a> Dfpn<'a> {
     pub fn children(&mut self, pos: &Position) -> Vec<(Move, Numbers)> {
         match evaluate(pos, self.question) {
             Evaluation::Solved(_) => Vec::new(),
-            Evaluation::Open(node) => node
-                .moves
-                .map(|mv| (mv, self.peek(&pos.play(mv))))
-                .collect(),
+            Evaluation::Open(node) => {
+                let mut family = Family::of(pos);
+                node.moves
+                    .map(|mv| {
+                        let peeked = self.peek_in_family(&pos.play(mv), Some((&mut family, mv)));
+                        (mv, peeked.numbers)
+                    })
+                    .collect()
+            }
         }
     }
 
@@ -418,14 +442,16 @@ impl<'a> Dfpn<'a> {
             self.table.prefetch(key);
             self.estimator.prefetch(key);
             children.push(Child {
+                mv,
                 pos: child,
                 key,
                 numbers: Numbers::UNIT,
                 moves: MoveSet::EMPTY,
             });
         }
+        let mut family = Family::of(pos);
         for i in 0..children.len() {
-            let peeked = self.peek_moves(&children[i].pos);
+            let peeked = self.peek_in_family(&children[i].pos, Some((&mut family, children[i].mv)));
             children[i].numbers = peeked.numbers;
             children[i].moves = peeked.moves;
             if peeked.numbers.delta == 0 {

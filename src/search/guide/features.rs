@@ -25,7 +25,7 @@
 //! guide").
 
 use crate::game::tables::{lines_within, FULL_MASK, LINES};
-use crate::game::{Position, Rules};
+use crate::game::{Player, Position, Rules};
 use crate::search::rules::{winning_boards, OpenNode};
 
 /// Patterns of one small board: each of nine cells empty, mine or theirs.
@@ -161,54 +161,92 @@ pub struct Features {
     pub rows: [u32; ACTIVE_ROWS],
 }
 
+/// The ways a small board may be played in, each with a table of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Way {
+    /// Neither the board to play in nor one a free move may go to.
+    Neither = 0,
+    /// The board to play in.
+    Target = 1,
+    /// One of the boards a free move may go to.
+    Free = 2,
+}
+
+impl Way {
+    /// How `board` may be played in at `pos`.
+    pub fn of(pos: &Position, board: usize) -> Way {
+        match pos.target_board() {
+            Some(target) if target == board => Way::Target,
+            None if pos.closed_boards() & 1 << board == 0 => Way::Free,
+            _ => Way::Neither,
+        }
+    }
+}
+
+/// The row of a small board whose pattern is `pattern` ([`board_pattern`]), played in `way`.
+pub fn board_row(way: Way, pattern: u32) -> u32 {
+    (way as usize * BOARD_PATTERNS) as u32 + pattern
+}
+
+/// The pattern of small board `board` seen by `me`: each cell empty, mine or theirs, as a
+/// base-3 number whose digit `i` is cell `i`.
+pub fn board_pattern(pos: &Position, me: Player, board: usize) -> u32 {
+    BASE3[usize::from(pos.local_cells(me, board))]
+        + 2 * BASE3[usize::from(pos.local_cells(me.opponent(), board))]
+}
+
+/// The pattern `pattern` of a small board with `cell` (empty in it) taken by the opponent of
+/// the one who sees it.
+pub fn pattern_with_theirs(pattern: u32, cell: usize) -> u32 {
+    pattern + 2 * BASE3[1 << cell]
+}
+
 impl Features {
     /// The rows of `pos` (a position in play) with what the static rules found there.
     pub fn of(pos: &Position, findings: &Findings) -> Features {
         let me = pos.side_to_move();
-        let them = me.opponent();
-        let closed = pos.closed_boards();
-        let target = pos.target_board();
-        let free_boards = if target.is_none() {
-            FULL_MASK & !closed
-        } else {
-            0
-        };
         let mut rows = [0u32; ACTIVE_ROWS];
         for (board, row) in rows.iter_mut().enumerate().take(9) {
-            let way = if target == Some(board) {
-                1
-            } else if free_boards & 1 << board != 0 {
-                2
-            } else {
-                0
-            };
-            let pattern = BASE3[usize::from(pos.local_cells(me, board))]
-                + 2 * BASE3[usize::from(pos.local_cells(them, board))];
-            *row = (way * BOARD_PATTERNS) as u32 + pattern;
+            *row = board_row(Way::of(pos, board), board_pattern(pos, me, board));
         }
-        let mine = pos.won_boards(me);
-        let theirs = pos.won_boards(them);
-        let drawn = closed & !mine & !theirs;
-        // Each board's state: 0 open, 1 mine, 2 theirs, 3 closed with no winner.
-        let state: [u32; 9] = std::array::from_fn(|board| {
-            let bit = |mask: u16| u32::from(mask >> board & 1);
-            bit(mine) + 2 * bit(theirs) + 3 * bit(drawn)
-        });
-        for (line, boards) in LINE_BOARDS.iter().enumerate() {
-            let pattern = state[boards[0]] + 4 * state[boards[1]] + 16 * state[boards[2]];
-            rows[9 + line] = (LINES_OF_BOARDS_OFFSET + line * LINE_PATTERNS) as u32 + pattern;
-        }
-        rows[17] = (MOVES_OFFSET as u32) + findings.moves.min(81);
-        rows[18] = (STONES_OFFSET as u32) + pos.stone_count().min(81);
-        rows[19] =
-            (LINES_OFFSET as u32) + findings.my_lines.min(8) * 9 + findings.their_lines.min(8);
-        let rules = rules_index(pos.rules());
-        let threats = u32::from(findings.i_threaten) * 2 + u32::from(findings.they_threaten);
-        rows[20] = CONTEXT_OFFSET as u32 + (rules * 2 + u32::from(target.is_none())) * 4 + threats;
-        let open = 9 - (closed & FULL_MASK).count_ones();
-        rows[21] = OPEN_OFFSET as u32 + rules * 10 + open;
+        rows[9..17].copy_from_slice(&line_rows(pos, me));
+        rows[17..].copy_from_slice(&count_rows(pos, findings));
         Features { rows }
     }
+}
+
+/// The rows of the eight lines of the big board at `pos`, seen by `me` (its side to move, or
+/// the side to move of a child that wins or fills no board).
+pub fn line_rows(pos: &Position, me: Player) -> [u32; 8] {
+    let mine = pos.won_boards(me);
+    let theirs = pos.won_boards(me.opponent());
+    let drawn = pos.closed_boards() & !mine & !theirs;
+    // Each board's state: 0 open, 1 mine, 2 theirs, 3 closed with no winner.
+    let state: [u32; 9] = std::array::from_fn(|board| {
+        let bit = |mask: u16| u32::from(mask >> board & 1);
+        bit(mine) + 2 * bit(theirs) + 3 * bit(drawn)
+    });
+    std::array::from_fn(|line| {
+        let boards = LINE_BOARDS[line];
+        let pattern = state[boards[0]] + 4 * state[boards[1]] + 16 * state[boards[2]];
+        (LINES_OF_BOARDS_OFFSET + line * LINE_PATTERNS) as u32 + pattern
+    })
+}
+
+/// The rows of the counts at `pos`: moves worth searching, stones, live lines, the context,
+/// open boards.
+pub fn count_rows(pos: &Position, findings: &Findings) -> [u32; 5] {
+    let rules = rules_index(pos.rules());
+    let threats = u32::from(findings.i_threaten) * 2 + u32::from(findings.they_threaten);
+    let free = u32::from(pos.target_board().is_none());
+    let open = 9 - (pos.closed_boards() & FULL_MASK).count_ones();
+    [
+        (MOVES_OFFSET as u32) + findings.moves.min(81),
+        (STONES_OFFSET as u32) + pos.stone_count().min(81),
+        (LINES_OFFSET as u32) + findings.my_lines.min(8) * 9 + findings.their_lines.min(8),
+        CONTEXT_OFFSET as u32 + (rules * 2 + free) * 4 + threats,
+        OPEN_OFFSET as u32 + rules * 10 + open,
+    ]
 }
 
 fn rules_index(rules: Rules) -> u32 {

@@ -9,15 +9,17 @@
 
 pub mod features;
 pub mod model;
+pub mod siblings;
 
 use super::numbers::{initial_numbers, Numbers};
 use super::rules::OpenNode;
 use super::Question;
-use crate::game::Position;
+use crate::game::{Move, Position};
 use crate::table::prefetch;
 use features::{Features, Findings};
 pub use model::{Model, WeightsError};
 use serde::{Deserialize, Serialize};
+use siblings::Siblings;
 use std::sync::OnceLock;
 
 /// Which estimate gives a new node its numbers.
@@ -96,12 +98,34 @@ pub fn learned_numbers(model: &Model, pos: &Position, node: &OpenNode) -> Number
     let features = Features::of(pos, &Findings::of_node(node));
     // The guide's questions are told from the side to move; this node's attacker is it or
     // its opponent.
-    let (prove, disprove) = model.fixed_costs(&features, node.attacker_to_move);
+    numbers_of_costs(node, model.fixed_costs(&features, node.attacker_to_move))
+}
+
+/// The numbers of `node` whose question's fixed-point log2 work to prove and to disprove
+/// (for the question's attacker) is `costs`.
+fn numbers_of_costs(node: &OpenNode, (prove, disprove): (i32, i32)) -> Numbers {
     let (pn, dn) = (work_of_log2(prove), work_of_log2(disprove));
     if node.attacker_to_move {
         Numbers { phi: pn, delta: dn }
     } else {
         Numbers { phi: dn, delta: pn }
+    }
+}
+
+/// A node whose children are estimated one after another ([`Estimator::child_numbers`]):
+/// its position and, once the first child needs it, what the children's estimates share.
+pub struct Family<'p, 'm> {
+    parent: &'p Position,
+    siblings: Option<Siblings<'m>>,
+}
+
+impl<'p> Family<'p, '_> {
+    /// The family of the children of `parent`.
+    pub fn of(parent: &'p Position) -> Self {
+        Family {
+            parent,
+            siblings: None,
+        }
     }
 }
 
@@ -151,6 +175,40 @@ impl<'a> Estimator<'a> {
         node: &OpenNode,
         question: Question,
     ) -> Numbers {
+        self.cached(key, node, question, |model| {
+            learned_numbers(model, pos, node)
+        })
+    }
+
+    /// [`Estimator::numbers`] of `child`, reached from the parent of `family` by `mv`: the
+    /// same numbers, computed from what the parent's children share ([`Siblings`]).
+    pub fn child_numbers(
+        &mut self,
+        key: u64,
+        family: &mut Family<'_, 'a>,
+        mv: Move,
+        child: &Position,
+        node: &OpenNode,
+        question: Question,
+    ) -> Numbers {
+        self.cached(key, node, question, |model| {
+            let siblings = family
+                .siblings
+                .get_or_insert_with(|| Siblings::of(model, family.parent, node.attacker_to_move));
+            let costs = siblings.fixed_costs(model, mv, child, &Findings::of_node(node));
+            numbers_of_costs(node, costs)
+        })
+    }
+
+    /// The numbers of `node` (key `key`) from the cache, or by `learned` (then cached), or by
+    /// hand where there is no model or the question is bounded.
+    fn cached(
+        &mut self,
+        key: u64,
+        node: &OpenNode,
+        question: Question,
+        learned: impl FnOnce(&'a Model) -> Numbers,
+    ) -> Numbers {
         let Some(model) = self.model.filter(|_| question.deadline.is_none()) else {
             return initial_numbers(node);
         };
@@ -159,7 +217,7 @@ impl<'a> Estimator<'a> {
         if slot.0 == key && key != 0 {
             return slot.1;
         }
-        let numbers = learned_numbers(model, pos, node);
+        let numbers = learned(model);
         *slot = (key, numbers);
         numbers
     }

@@ -239,11 +239,20 @@ impl Model {
         .map(|sum| sum as f32 / FIXED_ONE)
     }
 
+    /// The cost weights of one question, (prove, disprove) for each row: "does the side to
+    /// move win?" (`mine`) or "does its opponent win?".
+    pub fn question_table(&self, mine: bool) -> &[[i16; 2]] {
+        if mine {
+            &self.mine
+        } else {
+            &self.theirs
+        }
+    }
+
     /// The predicted log2 work to prove and to disprove one question: "does the side to move
     /// win?" (`mine`) or "does its opponent win?", in fixed point ([`FIXED_ONE`] to a unit).
     pub fn fixed_costs(&self, features: &Features, mine: bool) -> (i32, i32) {
-        let table = if mine { &self.mine } else { &self.theirs };
-        let [prove, disprove] = Model::sums(table, features);
+        let [prove, disprove] = Model::sums(self.question_table(mine), features);
         (prove, disprove)
     }
 
