@@ -2,6 +2,7 @@
 //! three-valued solve of the position after it, all against one table and within one set of
 //! limits.
 
+use super::learn::OutcomeEstimate;
 use super::report::{SolveReport, SolveValue, TableReport, Verdict};
 use super::WinInAnswer;
 use crate::game::{Move, Player, Position};
@@ -31,6 +32,10 @@ pub struct MoveAnalysis {
     /// (the move counts); `None` when a limit left that unknown, or when no bound was asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wins_within: Option<bool>,
+    /// Where the value is unknown, the learned model's outcome probabilities after the move:
+    /// an estimate, never a value ([`OutcomeEstimate::of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<OutcomeEstimate>,
 }
 
 /// The analysis of every legal move of a position.
@@ -140,14 +145,20 @@ pub(super) fn analyze(
                 nodes: 0,
                 win_in: WinInAnswer::NotAsked,
                 wins_within: Some(false),
+                estimate: OutcomeEstimate::of(&pos.play(mv)),
             }
         } else {
-            let report = solve(&pos.play(mv), &per_move);
+            let after = pos.play(mv);
+            let report = solve(&after, &per_move);
             nodes += report.nodes;
             counters.add(&report.table.counters());
+            let value = report.verdict.value_for(mover);
             MoveAnalysis {
                 mv,
-                value: report.verdict.value_for(mover),
+                value,
+                estimate: (value == SolveValue::Unknown)
+                    .then(|| OutcomeEstimate::of(&after))
+                    .flatten(),
                 best_reply: report.best_move,
                 elapsed: report.elapsed,
                 nodes: report.nodes,

@@ -202,6 +202,40 @@ def run_checks(args, board, url):
                 assert mark[1:] == distances[move], (move, mark, distances)
         board.screenshot(os.path.join(args.out, "2-analysis.png"))
 
+    def an_unknown_move_shows_the_learned_estimates_lean_faintly():
+        # A server whose searches stop at 1,000 nodes leaves most of an opening's moves unknown.
+        limited = subprocess.Popen([args.uttt, "serve", "--port", "0", "--threads", "1",
+                                    "--table-mem", "16M", "--node-limit", "1000"],
+                                   stdout=subprocess.PIPE, text=True)
+        try:
+            there = Board(driver, limited.stdout.readline().split("uttt serve: ")[1].split(" ")[0])
+            there.open("?position=" + urllib.parse.quote("ee ea ae"))
+            driver.find_element(By.ID, "analyze").click()
+            there.wait.until(lambda d: there.marks())
+            marks = there.marks()
+            faint = driver.execute_script(
+                "return [...document.querySelectorAll('.cell .mark.E')]"
+                "  .map(m => m.parentElement.dataset.move);")
+            guessed = sorted(move for move, mark in marks.items() if mark.islower())
+            assert guessed and sorted(faint) == guessed, (marks, faint)
+            # Each lean is the likeliest outcome for O (to move) by `uttt learn predict` of the
+            # position after the move: the estimate, whatever the search found.
+            predicted = subprocess.run(
+                [args.uttt, "learn", "predict"], capture_output=True, text=True, check=True,
+                timeout=60, input="".join(f"ee ea ae {move}\n" for move in guessed)).stdout
+            for move, line in zip(guessed, predicted.splitlines()):
+                chance = json.loads(line)["estimate"]
+                mine, theirs, draw = chance["o"], chance["x"], chance["draw"]
+                lean = ("w" if mine >= theirs and mine >= draw
+                        else "l" if theirs >= draw else "d")
+                assert marks[move] == lean, (move, marks[move], chance)
+            table = there.text("result")
+            assert "estimate: X " in table and "not a value" in table, table
+            board.screenshot(os.path.join(args.out, "2b-estimates.png"))
+        finally:
+            limited.terminate()
+            limited.wait(timeout=10)
+
     def a_bad_position_shows_its_error():
         board.open()
         board.paste("ee zz")
@@ -319,6 +353,8 @@ def run_checks(args, board, url):
           paste_a_link_then_click_moves)
     check("the values in the cells are those of `uttt analyze`",
           analysis_matches_the_command_line)
+    check("an unknown move shows the learned estimate's lean, faintly, never as a value",
+          an_unknown_move_shows_the_learned_estimates_lean_faintly)
     check("a bad position shows the command line's error", a_bad_position_shows_its_error)
     check("a position under another rule set keeps it", the_rule_set_stays_with_the_board)
     check("a pasted game is reviewed with one click: its marks are `uttt review`'s",

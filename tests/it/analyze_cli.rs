@@ -75,9 +75,52 @@ fn the_analysis_board_shows_each_moves_value_in_its_cell_as_the_list_does() {
 }
 
 #[test]
-fn moves_a_limit_left_open_show_a_question_mark() {
-    let (code, text, _) = common::run_uttt(&["analyze", "ee ea ae", "--node-limit", "1000"]);
+fn moves_a_limit_left_open_show_the_learned_estimates_lean_in_lower_case() {
+    let args = [
+        "analyze",
+        "ee ea ae",
+        "--node-limit",
+        "1000",
+        "--table-mem",
+        "16M",
+    ];
+    let (code, text, _) = common::run_uttt(&args);
     assert_eq!(code, 1);
     let cells = board_cells(&text);
-    assert_eq!(cells.iter().filter(|&&c| c == '?').count(), 7, "{text}");
+    let (code, json, _) = common::run_uttt(&[&args[..], &["--json"]].concat());
+    assert_eq!(code, 1);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let mover = json["to_move"].as_str().unwrap();
+    let mut unknown = 0;
+    for m in json["moves"].as_array().unwrap() {
+        let mv = m["move"].as_str().unwrap();
+        if m["value"] != "unknown" {
+            assert!(
+                m.get("estimate").is_none(),
+                "a value needs no estimate: {m}"
+            );
+            continue;
+        }
+        unknown += 1;
+        // The likeliest outcome for the mover, as a faint lower-case letter: never W/D/L.
+        let estimate = &m["estimate"];
+        common::assert_outcome_estimate(estimate);
+        let chance = |key: &str| estimate[key].as_f64().unwrap();
+        let (mine, theirs) = if mover == "X" { ("x", "o") } else { ("o", "x") };
+        let (win, loss, draw) = (chance(mine), chance(theirs), chance("draw"));
+        let lean = if win >= loss && win >= draw {
+            'w'
+        } else if loss >= draw {
+            'l'
+        } else {
+            'd'
+        };
+        assert_eq!(cells[square(mv)], lean, "{mv}: {m}\n{text}");
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{mv} ")))
+            .unwrap();
+        assert!(row.contains("estimate X "), "marked as an estimate: {row}");
+    }
+    assert_eq!(unknown, 7, "{json}");
 }

@@ -228,7 +228,10 @@ fn value_mark(value: SolveValue) -> Mark {
 pub fn analysis_text(analysis: &Analysis, colour: bool) -> String {
     let mover = analysis.to_move();
     let legend = match analysis.within {
-        None => format!("W/D/L: the move wins, draws, loses for {mover}; ? unknown."),
+        None => format!(
+            "W/D/L: the move wins, draws, loses for {mover}; ? unknown; w/d/l (faint): \
+             unknown, where the learned estimate leans (not a value)."
+        ),
         Some(plies) => {
             format!("W: the move wins within {plies} plies for {mover}; - not; ? unknown.")
         }
@@ -243,7 +246,16 @@ pub fn analysis_text(analysis: &Analysis, colour: bool) -> String {
                 symbol: '-',
                 ansi: "2",
             },
-            _ => value_mark(value),
+            _ => match found.and_then(|m| m.estimate) {
+                // Faint and lower case: an estimate, never a value.
+                Some(estimate) if value == SolveValue::Unknown => Mark {
+                    symbol: value_mark(estimate.lean_for(mover))
+                        .symbol
+                        .to_ascii_lowercase(),
+                    ansi: "2",
+                },
+                _ => value_mark(value),
+            },
         }
     });
     out.push('\n');
@@ -281,9 +293,13 @@ pub fn analysis_text(analysis: &Analysis, colour: bool) -> String {
             (Some(_), Some(false)) => format!("{:<10}", "no"),
             (Some(_), None) => format!("{:<10}", "?"),
         };
+        // An unknown move's estimate follows its figures, marked as one.
+        let estimate = m
+            .estimate
+            .map_or_else(String::new, |e| format!("   estimate {}", e.text()));
         let _ = writeln!(
             out,
-            "{:<5} {:<8} {distance}{within}{:<5} {:>9.3} s {:>12}",
+            "{:<5} {:<8} {distance}{within}{:<5} {:>9.3} s {:>12}{estimate}",
             m.mv.to_string(),
             value_word(m.value),
             move_text(m.best_reply),
@@ -295,7 +311,8 @@ pub fn analysis_text(analysis: &Analysis, colour: bool) -> String {
     if !unknown.is_empty() {
         let _ = writeln!(
             out,
-            "unknown    {} (a limit ended their solves)",
+            "unknown    {} (a limit ended their solves; an estimate is the learned model's \
+             guess of the outcome, not a value)",
             crate::game::format_moves(&unknown)
         );
     }
@@ -337,6 +354,7 @@ mod tests {
                 nodes: 0,
                 win_in: WinInAnswer::NotAsked,
                 wins_within: None,
+                estimate: None,
             })
             .collect();
         Analysis {

@@ -262,11 +262,13 @@ fn review_text(review: &Review, options: &SolveOptions, limits: ReviewLimits) ->
             p.elapsed.as_secs_f64(),
             p.nodes,
             if p.from_database {
-                "  (database)"
+                "  (database)".to_string()
             } else if p.deduced {
-                "  (from the next position)"
+                "  (from the next position)".to_string()
             } else {
-                ""
+                // Marked as what it is: the learned model's guess, not a value.
+                p.estimate
+                    .map_or_else(String::new, |e| format!("  estimate {}", e.text()))
             }
         );
     }

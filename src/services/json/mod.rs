@@ -6,6 +6,7 @@ mod review;
 
 pub use review::{decision_text, review_lines, verdict_words, PlyJson, ReviewLine, SummaryJson};
 
+use super::learn::OutcomeEstimate;
 use super::{Analysis, BinaryOutcome, CertificateFigures, DatabaseReport, SolveReport};
 use super::{SolveValue, TableReport, Verdict, WinIn, WinInAnswer};
 use crate::certificate::FileCheck;
@@ -162,6 +163,10 @@ struct MoveJson {
     /// when unknown; absent without a bound.
     #[serde(skip_serializing_if = "Option::is_none")]
     wins_within: Option<Option<bool>>,
+    /// Where the value is unknown, the learned model's outcome probabilities: an estimate
+    /// beside the value, never one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimate: Option<OutcomeEstimate>,
     time_ms: u64,
     nodes: u64,
 }
@@ -203,6 +208,7 @@ impl<'a> AnalysisJson<'a> {
                     best_reply: m.best_reply,
                     win_in: WinInJson::of(m.win_in),
                     wins_within: analysis.within.map(|_| m.wins_within),
+                    estimate: m.estimate,
                     time_ms: millis(m.elapsed),
                     nodes: m.nodes,
                 })

@@ -4,6 +4,7 @@
 use super::{verdict_label, WinInJson};
 use crate::game::{Move, Player, Position};
 use crate::search::SolveOptions;
+use crate::services::learn::OutcomeEstimate;
 use crate::services::review::{Decision, Mark, PlyReview, Review, WalkEnd};
 use crate::services::WinInAnswer;
 use crate::services::{SolveValue, TableReport, Verdict};
@@ -100,6 +101,10 @@ pub struct PlyJson {
     /// When asked: the move played kept its mover's win but made it further off.
     #[serde(skip_serializing_if = "Option::is_none")]
     slower_win: Option<bool>,
+    /// Where the value is unknown, the learned model's outcome probabilities: an estimate
+    /// beside the value, never one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimate: Option<OutcomeEstimate>,
 }
 
 impl PlyJson {
@@ -121,6 +126,7 @@ impl PlyJson {
             deduced: p.deduced,
             win_in: WinInJson::of(p.win_in),
             slower_win: (p.win_in != WinInAnswer::NotAsked).then_some(p.slower_win),
+            estimate: p.estimate,
         }
     }
 }

@@ -10,6 +10,8 @@ pub mod predict;
 pub mod quality;
 pub mod train;
 
+pub use predict::OutcomeEstimate;
+
 use crate::game::{parse_position_under, Player, Position, Rules};
 use crate::search::guide::features::{Features, Findings};
 use crate::search::rules::{evaluate, Evaluation};

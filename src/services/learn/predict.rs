@@ -4,10 +4,12 @@
 
 use super::Settled;
 use crate::game::{Player, Position};
+use crate::search::guide::embedded_model;
 use crate::search::guide::features::{Features, Findings};
 use crate::search::guide::model::{outcome_probabilities, Model};
 use crate::search::rules::{evaluate, Evaluation};
 use crate::search::Question;
+use crate::services::SolveValue;
 use serde::{Deserialize, Serialize};
 
 /// The model's view of one question of a position.
@@ -37,6 +39,43 @@ pub struct OutcomeEstimate {
     pub o: f64,
     /// A draw.
     pub draw: f64,
+}
+
+impl OutcomeEstimate {
+    /// The built-in model's estimate at `pos`, shown beside a value the solver left unknown
+    /// (never in place of one): `None` where the static rules settle both questions, the game
+    /// is over, or the built-in weights fail their check.
+    pub fn of(pos: &Position) -> Option<OutcomeEstimate> {
+        let model = embedded_model().ok()?;
+        predict(model, pos).estimate
+    }
+
+    /// The outcome it finds likeliest for the side `player` ([`SolveValue::Unknown`] never):
+    /// its lean.
+    pub fn lean_for(&self, player: Player) -> SolveValue {
+        let (mine, theirs) = match player {
+            Player::X => (self.x, self.o),
+            Player::O => (self.o, self.x),
+        };
+        if mine >= theirs && mine >= self.draw {
+            SolveValue::Win
+        } else if theirs >= self.draw {
+            SolveValue::Loss
+        } else {
+            SolveValue::Draw
+        }
+    }
+
+    /// The estimate in words: `X 61 %, O 12 %, draw 27 %`.
+    pub fn text(&self) -> String {
+        let percent = |p: f64| (p * 100.0).round();
+        format!(
+            "X {} %, O {} %, draw {} %",
+            percent(self.x),
+            percent(self.o),
+            percent(self.draw)
+        )
+    }
 }
 
 /// The model's view of a position.

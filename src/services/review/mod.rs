@@ -4,6 +4,7 @@
 //! `settle`); each move played is then marked by what it did to the value of the position for
 //! the player who made it.
 
+use super::learn::OutcomeEstimate;
 use super::report::{BinaryOutcome, SolveReport, SolveValue, TableReport, Verdict};
 use super::solve::{Solver, WinIn, WinInAnswer, WinInMode};
 use crate::game::{Move, Player, Position};
@@ -62,6 +63,10 @@ pub struct PlyReview {
     /// the one after the move plus the move more than the one before (as a slower mate).
     #[serde(default)]
     pub slower_win: bool,
+    /// Where the value is unknown (and the game goes on), the learned model's outcome
+    /// probabilities: an estimate, never a value ([`OutcomeEstimate::of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<OutcomeEstimate>,
 }
 
 impl PlyReview {
@@ -82,6 +87,7 @@ impl PlyReview {
             deduced: false,
             win_in: WinInAnswer::NotAsked,
             slower_win: false,
+            estimate: None,
         }
     }
 
@@ -529,6 +535,9 @@ pub fn review_win_in(
         }
     }
     mark_moves(&mut plies)?;
+    for entry in plies.iter_mut().filter(|p| p.value == Verdict::Unknown) {
+        entry.estimate = OutcomeEstimate::of(&entry.position);
+    }
     Ok(Review {
         plies,
         end,

@@ -179,3 +179,23 @@ pub fn open_game_proof_claiming(plies: u8) -> Vec<u8> {
     bytes[at..at + claim.len()].copy_from_slice(new.as_bytes());
     bytes
 }
+
+/// Checks an `estimate` of the JSON: the learned model's outcome probabilities `x`, `o` and
+/// `draw`, each within 0..=1 and together 1 (to the three decimals they are rounded to).
+pub fn assert_outcome_estimate(estimate: &serde_json::Value) {
+    let chances: Vec<f64> = ["x", "o", "draw"]
+        .iter()
+        .map(|key| {
+            estimate[key]
+                .as_f64()
+                .unwrap_or_else(|| panic!("no {key}: {estimate}"))
+        })
+        .collect();
+    assert!(
+        chances.iter().all(|p| (0.0..=1.0).contains(p)),
+        "{estimate}"
+    );
+    let total: f64 = chances.iter().sum();
+    assert!((total - 1.0).abs() <= 0.002, "{estimate}");
+    assert_eq!(estimate.as_object().unwrap().len(), 3, "{estimate}");
+}
