@@ -60,7 +60,19 @@ fn a_review_answers_the_lines_of_uttt_review() {
     // around a move, they and its mark agree.
     let mut compared = 0;
     for (a, c) in api[..48].iter().zip(&cli[..48]) {
-        assert_eq!(keys(a), keys(c));
+        // The same keys, but for the estimate: each review gives one exactly where its own
+        // value is unknown, and the two may know different positions within their limits.
+        let without_estimate = |line: &Value| {
+            assert_eq!(
+                line.get("estimate").is_some(),
+                line["value"] == "unknown",
+                "{line}"
+            );
+            let mut found = keys(line);
+            found.retain(|key| key != "estimate");
+            found
+        };
+        assert_eq!(without_estimate(a), without_estimate(c));
         assert_eq!(
             (&a["ply"], &a["position"], &a["move"]),
             (&c["ply"], &c["position"], &c["move"])

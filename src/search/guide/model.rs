@@ -191,19 +191,7 @@ impl Model {
 
     /// Row `row` whole, as the file holds it.
     fn row(&self, row: usize) -> [i16; STRIDE] {
-        let [prove_mine, disprove_mine] = self.mine[row];
-        let [prove_theirs, disprove_theirs] = self.theirs[row];
-        let [win_mine, win_theirs, draw, unused] = self.outcomes[row];
-        [
-            prove_mine,
-            disprove_mine,
-            prove_theirs,
-            disprove_theirs,
-            win_mine,
-            win_theirs,
-            draw,
-            unused,
-        ]
+        in_file_order(self.mine[row], self.theirs[row], self.outcomes[row])
     }
 
     /// The weight of `lane` in input row `row`, as a real number.
@@ -224,19 +212,12 @@ impl Model {
 
     /// Every output for a position, as real numbers (see [`Lane`]).
     pub fn outputs(&self, features: &Features) -> [f32; OUTPUTS] {
-        let [prove_mine, disprove_mine] = Model::sums(&self.mine, features);
-        let [prove_theirs, disprove_theirs] = Model::sums(&self.theirs, features);
-        let [win_mine, win_theirs, draw, _] = Model::sums(&self.outcomes, features);
-        [
-            prove_mine,
-            disprove_mine,
-            prove_theirs,
-            disprove_theirs,
-            win_mine,
-            win_theirs,
-            draw,
-        ]
-        .map(|sum| sum as f32 / FIXED_ONE)
+        let sums = in_file_order(
+            Model::sums(&self.mine, features),
+            Model::sums(&self.theirs, features),
+            Model::sums(&self.outcomes, features),
+        );
+        std::array::from_fn(|lane| sums[lane] as f32 / FIXED_ONE)
     }
 
     /// The cost weights of one question, (prove, disprove) for each row: "does the side to
@@ -328,6 +309,24 @@ impl Model {
     pub fn checksum(&self) -> u64 {
         checksum(&self.payload())
     }
+}
+
+/// One row's lanes in the file's order ([`Lane`], then the unused one), from the tables the
+/// model keeps them in: the two costs of each question and the outcome's logits.
+fn in_file_order<T: Copy>(mine: [T; 2], theirs: [T; 2], outcomes: [T; HALF]) -> [T; STRIDE] {
+    let [prove_mine, disprove_mine] = mine;
+    let [prove_theirs, disprove_theirs] = theirs;
+    let [win_mine, win_theirs, draw, unused] = outcomes;
+    [
+        prove_mine,
+        disprove_mine,
+        prove_theirs,
+        disprove_theirs,
+        win_mine,
+        win_theirs,
+        draw,
+        unused,
+    ]
 }
 
 /// Probabilities of the three outcomes from the model's logits, from the side to move's
