@@ -25,7 +25,7 @@ use schema::{build_schema, Marks};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Marks a SQLite file as a uttt database (`PRAGMA application_id`: "uttt").
 const APPLICATION_ID: i32 = 0x7574_7474;
@@ -34,6 +34,15 @@ const APPLICATION_ID: i32 = 0x7574_7474;
 const SCHEMA_VERSION: i32 = 3;
 /// How long a writer waits for another process's transaction before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Whether SQLite said the file is locked by another connection.
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(
+        error,
+        rusqlite::Error::SqliteFailure(failure, _)
+            if failure.code == rusqlite::ErrorCode::DatabaseBusy
+    )
+}
 
 /// What a fact was found by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -232,7 +241,28 @@ impl Database {
 
     /// Checks the file's marks, creating the schema in a new file and bringing an older one
     /// up to [`SCHEMA_VERSION`].
+    ///
+    /// When two processes open one file together, SQLite now and then answers "database is
+    /// locked" at once instead of waiting on its busy handler (while one connection switches
+    /// the file to the write-ahead log, the other's read of it cannot wait). Every step here
+    /// is safe to repeat, so the whole preparation is tried again then, until the busy
+    /// timeout.
     fn prepare(&self) -> Result<(), DbError> {
+        let started = Instant::now();
+        loop {
+            match self.try_prepare() {
+                Err(DbError::Query { source, .. })
+                    if is_busy(&source) && started.elapsed() < BUSY_TIMEOUT =>
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                done => return done,
+            }
+        }
+    }
+
+    /// One try of [`Database::prepare`].
+    fn try_prepare(&self) -> Result<(), DbError> {
         let not_ours = |problem: String| DbError::NotADatabase {
             path: self.path.clone(),
             problem,
@@ -242,8 +272,15 @@ impl Database {
         // solve), or creating or migrating it at this moment.
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| self.query_error(e))?;
-        // The first read of a file that is not SQLite fails here ("file is not a database").
-        let marks = Marks::read(&conn).map_err(|e| not_ours(e.to_string()))?;
+        // The first read of a file that is not SQLite fails here ("file is not a database");
+        // a file that is locked is SQLite, and is tried again.
+        let marks = Marks::read(&conn).map_err(|e| {
+            if is_busy(&e) {
+                self.query_error(e)
+            } else {
+                not_ours(e.to_string())
+            }
+        })?;
         if marks.need_schema() {
             // Two processes may open a new or old file at once (`uttt serve` and `uttt
             // campaign run`). The write lock is taken before the marks are read again, so one
