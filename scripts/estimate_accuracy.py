@@ -7,10 +7,13 @@ from collections import Counter
 
 
 def labelled(path):
-    """(position, value X/O/draw) of each line of a file that gives a value after it."""
+    """(position, value X/O/draw) of each line of a file that gives a value after it, and
+    (`rules NAME` line, None) for each rule-set line, which `uttt learn predict` reads too."""
     for line in open(path):
         fields = line.split("#", 1)[0].split()
-        if len(fields) >= 2 and fields[-1] in ("X", "O", "draw"):
+        if len(fields) == 2 and fields[0] == "rules":
+            yield " ".join(fields), None
+        elif len(fields) >= 2 and fields[-1] in ("X", "O", "draw"):
             yield " ".join(fields[:-1]), fields[-1]
 
 
@@ -30,10 +33,14 @@ def generated(binary, plies, count, seed, node_limit):
                 yield position, report["result"]
 
 
-def lean(estimate):
-    """The outcome an estimate finds likeliest."""
-    return max(("X", estimate["x"]), ("O", estimate["o"]), ("draw", estimate["draw"]),
-               key=lambda pair: pair[1])[0]
+def lean(estimate, mover):
+    """The outcome an estimate finds likeliest, ties broken as the boards break them (for the
+    side to move: a win, then a loss, then a draw)."""
+    other = "O" if mover == "X" else "X"
+    chance = {"X": estimate["x"], "O": estimate["o"], "draw": estimate["draw"]}
+    if chance[mover] >= chance[other] and chance[mover] >= chance["draw"]:
+        return mover
+    return other if chance[other] >= chance["draw"] else "draw"
 
 
 def main():
@@ -58,18 +65,24 @@ def main():
                                input="".join(p + "\n" for p, _ in pairs)).stdout.splitlines()
     confusion = Counter()
     without = 0
-    for (position, value), line in zip(pairs, predicted):
-        estimate = json.loads(line).get("estimate")
+    # `rules` lines give no line of predictions.
+    positions = [pair for pair in pairs if pair[1] is not None]
+    for (position, value), line in zip(positions, predicted):
+        prediction = json.loads(line)
+        estimate = prediction.get("estimate")
         if estimate is None:
             without += 1  # the static rules settle it: no estimate is ever shown
             continue
-        confusion[(value, lean(estimate))] += 1
+        mover = prediction["position"][0]
+        confusion[(value, lean(estimate, mover))] += 1
     total = sum(confusion.values())
+    if not total:
+        sys.exit(f"no estimate among {len(positions)} positions")
     right = sum(n for (value, guess), n in confusion.items() if value == guess)
     values = Counter(value for value, _ in confusion.elements())
     majority, most = values.most_common(1)[0]
-    print(f"positions {len(pairs)}, with an estimate {total} (settled by the rules: {without})")
-    print(f"values: " + ", ".join(f"{v} {values[v]}" for v in ("X", "O", "draw")))
+    print(f"positions {len(positions)}, with an estimate {total} (settled by the rules: {without})")
+    print("values: " + ", ".join(f"{v} {values[v]}" for v in ("X", "O", "draw")))
     print("value \\ lean   X     O  draw")
     for value in ("X", "O", "draw"):
         print(f"{value:>11} " + " ".join(f"{confusion[(value, g)]:>5}" for g in ("X", "O", "draw")))

@@ -245,8 +245,8 @@ impl Database {
     /// When two processes open one file together, SQLite now and then answers "database is
     /// locked" at once instead of waiting on its busy handler (while one connection switches
     /// the file to the write-ahead log, the other's read of it cannot wait). Every step here
-    /// is safe to repeat, so the whole preparation is tried again then, until the busy
-    /// timeout.
+    /// is safe to repeat once any transaction left open is rolled back, so the whole
+    /// preparation is tried again then, until the busy timeout.
     fn prepare(&self) -> Result<(), DbError> {
         let started = Instant::now();
         loop {
@@ -254,6 +254,13 @@ impl Database {
                 Err(DbError::Query { source, .. })
                     if is_busy(&source) && started.elapsed() < BUSY_TIMEOUT =>
                 {
+                    // A COMMIT that found the file busy leaves its transaction open: it is
+                    // rolled back, so that the next try starts from nothing.
+                    let conn = self.connection();
+                    if !conn.is_autocommit() {
+                        let _ = conn.execute_batch("ROLLBACK");
+                    }
+                    drop(conn);
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 done => return done,

@@ -3,7 +3,7 @@
 //! limits.
 
 use super::learn::OutcomeEstimate;
-use super::report::{SolveReport, SolveValue, TableReport, Verdict};
+use super::report::{BinaryOutcome, SolveReport, SolveValue, TableReport, Verdict};
 use super::WinInAnswer;
 use crate::game::{Move, Player, Position};
 use crate::search::options::SolveOptions;
@@ -32,8 +32,9 @@ pub struct MoveAnalysis {
     /// (the move counts); `None` when a limit left that unknown, or when no bound was asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wins_within: Option<bool>,
-    /// Where the value is unknown, the learned model's outcome probabilities after the move:
-    /// an estimate, never a value ([`OutcomeEstimate::of`]).
+    /// Where the value is unknown (in an analysis without a bound), the learned model's
+    /// outcome probabilities after the move: an estimate, never a value
+    /// ([`OutcomeEstimate::of`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<OutcomeEstimate>,
 }
@@ -145,7 +146,7 @@ pub(super) fn analyze(
                 nodes: 0,
                 win_in: WinInAnswer::NotAsked,
                 wins_within: Some(false),
-                estimate: OutcomeEstimate::of(&pos.play(mv)),
+                estimate: None,
             }
         } else {
             let after = pos.play(mv);
@@ -153,12 +154,21 @@ pub(super) fn analyze(
             nodes += report.nodes;
             counters.add(&report.table.counters());
             let value = report.verdict.value_for(mover);
+            // An unknown value gets the learned estimate, given what the solve did prove
+            // (a question it settled before a limit stopped the other). Not within a bound:
+            // there an unknown value may be an answer ("does not win within N").
+            let disproved = report
+                .searches
+                .iter()
+                .filter(|search| search.outcome == BinaryOutcome::Disproved)
+                .map(|search| search.attacker);
+            let estimate = (value == SolveValue::Unknown && options.max_plies.is_none())
+                .then(|| OutcomeEstimate::of(&after, disproved))
+                .flatten();
             MoveAnalysis {
                 mv,
                 value,
-                estimate: (value == SolveValue::Unknown)
-                    .then(|| OutcomeEstimate::of(&after))
-                    .flatten(),
+                estimate,
                 best_reply: report.best_move,
                 elapsed: report.elapsed,
                 nodes: report.nodes,

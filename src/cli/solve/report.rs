@@ -309,10 +309,14 @@ pub fn analysis_text(analysis: &Analysis, colour: bool) -> String {
     }
     let unknown: Vec<Move> = analysis.unknown_moves().collect();
     if !unknown.is_empty() {
+        let estimates = if analysis.moves.iter().any(|m| m.estimate.is_some()) {
+            "; an estimate is the learned model's guess of the outcome, not a value"
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "unknown    {} (a limit ended their solves; an estimate is the learned model's \
-             guess of the outcome, not a value)",
+            "unknown    {} (a limit ended their solves{estimates})",
             crate::game::format_moves(&unknown)
         );
     }

@@ -157,8 +157,9 @@ impl<'a> Estimator<'a> {
         Estimator { model, cache }
     }
 
-    /// Starts loading the cache slot of `key`, for a [`Estimator::numbers`] call soon after
-    /// (a search asks for the estimates of a node's children together).
+    /// Starts loading the cache slot of `key`, for an [`Estimator::child_numbers`] (or
+    /// [`Estimator::numbers`]) call soon after: a search asks for the estimates of a node's
+    /// children together.
     pub fn prefetch(&self, key: u64) {
         if !self.cache.is_empty() {
             prefetch(&self.cache[key as usize % ESTIMATE_SLOTS]);

@@ -43,11 +43,40 @@ pub struct OutcomeEstimate {
 
 impl OutcomeEstimate {
     /// The built-in model's estimate at `pos`, shown beside a value the solver left unknown
-    /// (never in place of one): `None` where the static rules settle both questions, the game
-    /// is over, or the built-in weights fail their check.
-    pub fn of(pos: &Position) -> Option<OutcomeEstimate> {
+    /// (never in place of one), given what the solver did prove: each player of
+    /// `cannot_win` was shown not to win there, so that outcome's chance is 0 and the others
+    /// are scaled up to make 1. `None` where the static rules settle both questions, the game
+    /// is over, nothing is left open, or the built-in weights fail their check.
+    pub fn of(
+        pos: &Position,
+        cannot_win: impl IntoIterator<Item = Player>,
+    ) -> Option<OutcomeEstimate> {
         let model = embedded_model().ok()?;
-        predict(model, pos).estimate
+        let mut estimate = outcome(model, pos, &open_features(pos)?);
+        for player in cannot_win {
+            match player {
+                Player::X => estimate.x = 0.0,
+                Player::O => estimate.o = 0.0,
+            }
+        }
+        let total = estimate.x + estimate.o + estimate.draw;
+        (total > 0.0).then(|| {
+            OutcomeEstimate {
+                x: estimate.x / total,
+                o: estimate.o / total,
+                draw: estimate.draw / total,
+            }
+            .rounded()
+        })
+    }
+
+    /// To three decimals, which are plenty for an estimate and keep the JSON short.
+    fn rounded(self) -> OutcomeEstimate {
+        OutcomeEstimate {
+            x: rounded(self.x),
+            o: rounded(self.o),
+            draw: rounded(self.draw),
+        }
     }
 
     /// The outcome it finds likeliest for the side `player` ([`SolveValue::Unknown`] never):
@@ -95,18 +124,32 @@ fn rounded(value: f64) -> f64 {
     (value * 1000.0).round() / 1000.0
 }
 
+/// The model's inputs at `pos`: the same for both questions (the findings are told from the
+/// side to move), so either open question gives them; `None` when the static rules settle
+/// both (or the game is over).
+fn open_features(pos: &Position) -> Option<Features> {
+    [Player::X, Player::O].into_iter().find_map(|attacker| {
+        match evaluate(pos, Question::wins(attacker)) {
+            Evaluation::Open(node) => Some(Features::of(pos, &Findings::of_node(&node))),
+            Evaluation::Solved(_) => None,
+        }
+    })
+}
+
+/// The outcome probabilities `model` gives for `features` of `pos`, unrounded.
+fn outcome(model: &Model, pos: &Position, features: &Features) -> OutcomeEstimate {
+    let (mine, theirs, draw) = outcome_probabilities(&model.outputs(features));
+    let (x, o) = match pos.side_to_move() {
+        Player::X => (mine, theirs),
+        Player::O => (theirs, mine),
+    };
+    OutcomeEstimate { x, o, draw }
+}
+
 /// What `model` predicts for `pos`.
 pub fn predict(model: &Model, pos: &Position) -> Prediction {
     let evaluations =
         [Player::X, Player::O].map(|attacker| (attacker, evaluate(pos, Question::wins(attacker))));
-    // The inputs are the same for both questions (the findings are told from the side to
-    // move), so either open question gives them.
-    let features = evaluations
-        .iter()
-        .find_map(|(_, evaluation)| match evaluation {
-            Evaluation::Open(node) => Some(Features::of(pos, &Findings::of_node(node))),
-            Evaluation::Solved(_) => None,
-        });
     let question = |(attacker, evaluation): &(Player, Evaluation)| match evaluation {
         Evaluation::Open(node) => {
             let features = Features::of(pos, &Findings::of_node(node));
@@ -120,21 +163,74 @@ pub fn predict(model: &Model, pos: &Position) -> Prediction {
             settled: Settled::of(pos, *attacker, *numbers),
         },
     };
-    let estimate = features.map(|features| {
-        let (mine, theirs, draw) = outcome_probabilities(&model.outputs(&features));
-        let (x, o) = match pos.side_to_move() {
-            Player::X => (mine, theirs),
-            Player::O => (theirs, mine),
-        };
-        OutcomeEstimate {
-            x: rounded(x),
-            o: rounded(o),
-            draw: rounded(draw),
-        }
-    });
+    let estimate = open_features(pos).map(|features| outcome(model, pos, &features).rounded());
     Prediction {
         x_wins: question(&evaluations[0]),
         o_wins: question(&evaluations[1]),
         estimate,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rng;
+
+    #[test]
+    fn an_estimate_given_a_disproof_leaves_that_outcome_out_and_still_sums_to_one() {
+        let mut rng = Rng::new(0x6573_7469);
+        let mut seen = 0;
+        for game in 0..200 {
+            let start = Position::start();
+            let pos = rng
+                .playout(&start, 10 + game % 40)
+                .iter()
+                .fold(start, |p, &m| p.play(m));
+            let Some(free) = OutcomeEstimate::of(&pos, []) else {
+                continue;
+            };
+            assert_eq!(
+                Some(free),
+                predict(embedded_model().unwrap(), &pos).estimate
+            );
+            let sum = |e: OutcomeEstimate| e.x + e.o + e.draw;
+            assert!((sum(free) - 1.0).abs() <= 0.002, "{free:?}");
+            let no_x = OutcomeEstimate::of(&pos, [Player::X]).unwrap();
+            assert_eq!(no_x.x, 0.0);
+            assert!((sum(no_x) - 1.0).abs() <= 0.002, "{no_x:?}");
+            // The others keep their proportions (to the rounding).
+            if free.o > 0.05 && free.draw > 0.05 {
+                let ratio = |e: OutcomeEstimate| e.o / e.draw;
+                assert!(
+                    (ratio(no_x) / ratio(free) - 1.0).abs() < 0.05,
+                    "{free:?} {no_x:?}"
+                );
+            }
+            assert_ne!(no_x.lean_for(Player::X), SolveValue::Win);
+            // Both disproved: only a draw is left (the value is then known, and no estimate
+            // is shown; the arithmetic still holds).
+            let neither = OutcomeEstimate::of(&pos, [Player::X, Player::O]).unwrap();
+            assert_eq!((neither.x, neither.o, neither.draw), (0.0, 0.0, 1.0));
+            seen += 1;
+        }
+        assert!(seen > 150, "{seen}");
+    }
+
+    #[test]
+    fn the_lean_is_the_likeliest_outcome_for_each_side() {
+        let estimate = OutcomeEstimate {
+            x: 0.61,
+            o: 0.12,
+            draw: 0.27,
+        };
+        assert_eq!(estimate.lean_for(Player::X), SolveValue::Win);
+        assert_eq!(estimate.lean_for(Player::O), SolveValue::Loss);
+        let drawish = OutcomeEstimate {
+            x: 0.3,
+            o: 0.2,
+            draw: 0.5,
+        };
+        assert_eq!(drawish.lean_for(Player::O), SolveValue::Draw);
+        assert_eq!(estimate.text(), "X 61 %, O 12 %, draw 27 %");
     }
 }

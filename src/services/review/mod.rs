@@ -535,8 +535,13 @@ pub fn review_win_in(
         }
     }
     mark_moves(&mut plies)?;
+    // The learned estimate beside each unknown value, given any question its solve settled.
     for entry in plies.iter_mut().filter(|p| p.value == Verdict::Unknown) {
-        entry.estimate = OutcomeEstimate::of(&entry.position);
+        let known = known[entry.ply];
+        let disproved = [Player::X, Player::O]
+            .into_iter()
+            .filter(|&player| known.get(player) == Some(false));
+        entry.estimate = OutcomeEstimate::of(&entry.position, disproved);
     }
     Ok(Review {
         plies,
