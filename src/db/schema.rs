@@ -1,8 +1,112 @@
-//! The schema of a database file: what a file's marks say it is, and the creation of the
-//! schema in a new file or its migration from an older version, step by step.
+//! The schema of a database file: what a file's marks say it is, the preparation of a file
+//! when it is opened, and the creation of the schema in a new file or its migration from an
+//! older version, step by step.
 
-use super::{bounded, campaign, APPLICATION_ID, SCHEMA_VERSION};
+use super::{bounded, campaign, Database, DbError, APPLICATION_ID, SCHEMA_VERSION};
 use rusqlite::Connection;
+use std::time::{Duration, Instant};
+
+/// How long a writer waits for another process's transaction before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Whether SQLite said the file is locked by another connection.
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(
+        error,
+        rusqlite::Error::SqliteFailure(failure, _)
+            if failure.code == rusqlite::ErrorCode::DatabaseBusy
+    )
+}
+
+impl Database {
+    /// Checks the file's marks, creating the schema in a new file and bringing an older one
+    /// up to [`SCHEMA_VERSION`].
+    ///
+    /// When two processes open one file together, SQLite now and then answers "database is
+    /// locked" at once instead of waiting on its busy handler (while one connection switches
+    /// the file to the write-ahead log, the other's read of it cannot wait). Every step here
+    /// is safe to repeat once any transaction left open is rolled back, so the whole
+    /// preparation is tried again then, until the busy timeout.
+    pub(super) fn prepare(&self) -> Result<(), DbError> {
+        let started = Instant::now();
+        loop {
+            match self.try_prepare() {
+                Err(DbError::Query { source, .. })
+                    if is_busy(&source) && started.elapsed() < BUSY_TIMEOUT =>
+                {
+                    // A COMMIT that found the file busy leaves its transaction open: it is
+                    // rolled back, so that the next try starts from nothing.
+                    let conn = self.connection();
+                    if !conn.is_autocommit() {
+                        let _ = conn.execute_batch("ROLLBACK");
+                    }
+                    drop(conn);
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                done => return done,
+            }
+        }
+    }
+
+    /// One try of [`Database::prepare`].
+    fn try_prepare(&self) -> Result<(), DbError> {
+        let not_ours = |problem: String| DbError::NotADatabase {
+            path: self.path.clone(),
+            problem,
+        };
+        let conn = self.connection();
+        // Before the first read: another process may be writing the file (a campaign beside a
+        // solve), or creating or migrating it at this moment.
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| self.query_error(e))?;
+        // The first read of a file that is not SQLite fails here ("file is not a database");
+        // a file that is locked is SQLite, and is tried again.
+        let marks = Marks::read(&conn).map_err(|e| {
+            if is_busy(&e) {
+                self.query_error(e)
+            } else {
+                not_ours(e.to_string())
+            }
+        })?;
+        if marks.need_schema() {
+            // Two processes may open a new or old file at once (`uttt serve` and `uttt
+            // campaign run`). The write lock is taken before the marks are read again, so one
+            // of them builds the schema while the other waits (the busy timeout) and then
+            // finds it built: no step runs twice, and none sees a half-built schema.
+            conn.execute_batch("BEGIN IMMEDIATE")
+                .map_err(|e| self.query_error(e))?;
+            let built = Marks::read(&conn).and_then(|marks| build_schema(&conn, marks));
+            let end = if built.is_ok() { "COMMIT" } else { "ROLLBACK" };
+            let ended = conn.execute_batch(end);
+            built.and(ended).map_err(|e| self.query_error(e))?;
+        }
+        let Marks {
+            application_id,
+            version,
+            ..
+        } = Marks::read(&conn).map_err(|e| self.query_error(e))?;
+        if application_id != APPLICATION_ID {
+            return Err(not_ours(format!(
+                "a SQLite database of another application (application_id {application_id:#x})"
+            )));
+        }
+        if version != SCHEMA_VERSION {
+            return Err(not_ours(format!(
+                "schema version {version}, this uttt reads version {SCHEMA_VERSION}"
+            )));
+        }
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+            .map_err(|e| self.query_error(e))?;
+        // With the write-ahead log, NORMAL syncs at checkpoints only: a commit survives the
+        // process being killed (the log is in the system's cache), and the file stays
+        // consistent after a power cut, which may lose the last commits. FULL would sync every
+        // commit: a campaign commits each merged job, and waited on the disk more than it
+        // searched.
+        conn.execute_batch("PRAGMA synchronous = NORMAL")
+            .map_err(|e| self.query_error(e))?;
+        Ok(())
+    }
+}
 
 /// The marks of a SQLite file that say what it is: its application, its schema's version and
 /// whether it has any tables.

@@ -20,26 +20,6 @@ fn marks_follow_the_movers_value() {
 }
 
 #[test]
-fn a_position_knows_what_the_move_played_keeps() {
-    let (x, o) = (Player::X, Player::O);
-    let mut next = Knowledge::default();
-    next.set(x, true);
-    assert_eq!(Knowledge::before_move(x, next).value(), Verdict::Wins(x));
-    assert_eq!(Knowledge::before_move(o, next), Knowledge::default());
-    let mut next = Knowledge::default();
-    next.set(o, false);
-    let before = Knowledge::before_move(x, next);
-    assert_eq!((before.get(x), before.get(o)), (None, Some(false)));
-    assert_eq!(Knowledge::before_move(o, next), Knowledge::default());
-    let draw = Knowledge {
-        wins: [Some(false), Some(false)],
-    };
-    assert_eq!(draw.value(), Verdict::Draw);
-    let before = Knowledge::before_move(x, draw);
-    assert_eq!((before.get(x), before.get(o)), (None, Some(false)));
-}
-
-#[test]
 fn a_move_that_raises_its_movers_value_is_a_disagreement_naming_both_values() {
     assert_eq!(
         mark_of(Player::X, Verdict::Draw, Verdict::Wins(Player::X)),
