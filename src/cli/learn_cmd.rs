@@ -40,6 +40,7 @@ fn run_data(args: &LearnDataArgs) -> anyhow::Result<i32> {
     rules.dedup();
     let options = DataOptions {
         games: args.games,
+        first_game: args.first_game,
         seed: args.seed,
         node_limit: args.node_limit.max(1),
         stones: args.min_stones..=args.max_stones,

@@ -34,6 +34,10 @@ pub struct LearnDataArgs {
     /// Seeded games, one position from each.
     #[arg(long, default_value_t = 1000)]
     pub games: u64,
+    /// The first game's index: games FIRST..FIRST+GAMES are made (a run may be split in
+    /// parts whose files, put one after another, are the samples of one run from 0).
+    #[arg(long, value_name = "FIRST", default_value_t = 0)]
+    pub first_game: u64,
     /// The seed (the same seed, options and version give the same samples).
     #[arg(long, default_value_t = DEFAULT_DATA_SEED)]
     pub seed: u64,

@@ -27,8 +27,11 @@ const MAX_REDRAWS: usize = 1_000;
 /// What samples to make.
 #[derive(Clone, Debug)]
 pub struct DataOptions {
-    /// Seeded games to take a position from, numbered from 0.
+    /// Seeded games to take a position from.
     pub games: u64,
+    /// The number of the first of them: games `first_game..first_game + games` are made
+    /// (each game's samples depend on its number alone, so a run may be made in parts).
+    pub first_game: u64,
     /// The seed: game `g` draws its moves from a generator seeded by it and `g`.
     pub seed: u64,
     /// MID calls each question may take.
@@ -80,7 +83,8 @@ pub fn generate(
         options.stones.start() <= options.stones.end() && *options.stones.end() <= 80,
         "the stones must be a range within 0..=80"
     );
-    let next_game = AtomicU64::new(0);
+    let next_game = AtomicU64::new(options.first_game);
+    let end = options.first_game.saturating_add(options.games);
     let (sender, receiver) = mpsc::channel::<anyhow::Result<(u64, GameSamples)>>();
     let mut summary = DataSummary::default();
     std::thread::scope(|scope| -> anyhow::Result<()> {
@@ -89,7 +93,7 @@ pub fn generate(
             let next_game = &next_game;
             scope.spawn(move || loop {
                 let game = next_game.fetch_add(1, Ordering::Relaxed);
-                if game >= options.games || stop.load(Ordering::Relaxed) {
+                if game >= end || stop.load(Ordering::Relaxed) {
                     break;
                 }
                 let made = samples_of_game(options, game, excluded, stop).map(|s| (game, s));
@@ -101,13 +105,13 @@ pub fn generate(
         drop(sender);
         // The games come back in any order; they are written in theirs.
         let mut waiting = HashMap::new();
-        let mut next_to_write = 0;
+        let mut next_to_write = options.first_game;
         for made in receiver {
             let (game, samples) = made?;
             waiting.insert(game, samples);
             while let Some(samples) = waiting.remove(&next_to_write) {
                 if samples.stopped {
-                    // Nothing after it is written either: the games written stay 0..n.
+                    // Nothing after it is written either: the games written stay first..n.
                     stop.store(true, Ordering::Relaxed);
                     return Ok(());
                 }

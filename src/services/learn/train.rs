@@ -203,8 +203,13 @@ mod tests {
     use std::sync::atomic::AtomicBool;
 
     fn small_samples(threads: usize) -> Vec<Sample> {
+        samples_of_games(0..12, threads)
+    }
+
+    fn samples_of_games(games: std::ops::Range<u64>, threads: usize) -> Vec<Sample> {
         let options = DataOptions {
-            games: 12,
+            games: games.end - games.start,
+            first_game: games.start,
             seed: 99,
             node_limit: 3_000,
             stones: 30..=50,
@@ -231,6 +236,11 @@ mod tests {
             "samples depend on the options alone"
         );
         assert!(samples.iter().any(|s| s.root) && samples.iter().any(|s| !s.root));
+        // A run made in two parts is the run made at once.
+        let mut parts = samples_of_games(0..5, 2);
+        parts.extend(samples_of_games(5..12, 1));
+        assert_eq!(parts, samples, "games 0..5 then 5..12 are games 0..12");
+        assert!(samples.iter().any(|s| s.game >= 5) && samples.iter().any(|s| s.game < 5));
         let prepared: Vec<Prepared> = samples
             .iter()
             .filter_map(|s| Prepared::of(s).unwrap())
