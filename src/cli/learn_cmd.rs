@@ -48,6 +48,7 @@ fn run_data(args: &LearnDataArgs) -> anyhow::Result<i32> {
         threads: args.threads as usize,
         table_bytes: args.table_mem,
         keep_work: args.keep_work,
+        keep_unsettled: args.keep_unsettled,
     };
     let mut excluded = Vec::new();
     for path in &args.exclude {
@@ -77,11 +78,13 @@ fn run_data(args: &LearnDataArgs) -> anyhow::Result<i32> {
     out.flush()?;
     eprintln!(
         "{} games ({} left out as positions of the benchmarks or after them): {} samples of \
-         roots, {} of positions settled inside searches; {} nodes in {:.1} s",
+         roots, {} of positions settled inside searches, {} of positions open at their ends; {} \
+         nodes in {:.1} s",
         summary.games,
         summary.excluded,
         summary.root_samples,
         summary.inner_samples,
+        summary.open_samples,
         summary.nodes,
         started.elapsed().as_secs_f64()
     );

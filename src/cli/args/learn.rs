@@ -62,6 +62,11 @@ pub struct LearnDataArgs {
     /// A position settled inside a search with work W is kept with probability min(1, W / N).
     #[arg(long, default_value_t = 64, value_name = "N")]
     pub keep_work: u64,
+    /// Also write positions searched inside a search and still open at its end, their work W
+    /// a lower bound (`"result": "unsettled"`, `"root": false`), with probability min(1, W /
+    /// (keep-work · N)); 0 writes none.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub keep_unsettled: u64,
     /// Files of positions no sample may equal or follow (the benchmarks'), in the batch
     /// format of `uttt solve --file`.
     #[arg(long, value_name = "FILE")]

@@ -48,6 +48,13 @@ pub struct DataOptions {
     /// `min(1, w / keep_work)`: cheap positions are by far the most numerous, and would
     /// otherwise swamp the rest.
     pub keep_work: u64,
+    /// When not 0, also keep positions searched inside a search and still open when it ended,
+    /// each with the work spent under it as a lower bound on its cost (censored, as a root
+    /// left open at the node limit is), with probability min(1, w / (keep_work ·
+    /// keep_unsettled)): they outnumber the settled ones about twelve to one, and the cheap
+    /// ones' bounds say little. Without them the samples
+    /// hold only what the search settled, and never a position that looked cheap and was not.
+    pub keep_unsettled: u64,
 }
 
 /// What making the samples came to.
@@ -61,6 +68,8 @@ pub struct DataSummary {
     pub root_samples: u64,
     /// Samples of positions settled inside a search.
     pub inner_samples: u64,
+    /// Samples of positions searched inside a search and open at its end.
+    pub open_samples: u64,
     /// MID calls over all searches.
     pub nodes: u64,
 }
@@ -140,7 +149,14 @@ impl DataSummary {
         self.games += 1;
         self.excluded += u64::from(game.excluded);
         self.root_samples += game.samples.iter().filter(|s| s.root).count() as u64;
-        self.inner_samples += game.samples.iter().filter(|s| !s.root).count() as u64;
+        let inner = |settled: bool| {
+            let inner = game.samples.iter().filter(|s| !s.root);
+            inner
+                .filter(|s| (s.result != Settled::Unsettled) == settled)
+                .count() as u64
+        };
+        self.inner_samples += inner(true);
+        self.open_samples += inner(false);
         self.nodes += game.nodes;
     }
 }
@@ -185,7 +201,7 @@ fn samples_of_game(
         // A fresh table for each question, so that its work is its own and not what an
         // earlier search left behind.
         let table = Table::new(options.table_bytes)?;
-        let mut inner = InnerSamples::new(root, attacker, game, options.keep_work, excluded);
+        let mut inner = InnerSamples::new(root, attacker, game, options, excluded);
         let mut observe = |pos: &Position, numbers: Numbers, work: u64| {
             inner.observe(pos, numbers, work);
         };
@@ -209,7 +225,9 @@ fn samples_of_game(
             true,
             game,
         ));
+        let open = inner.open_ones();
         made.samples.extend(inner.kept);
+        made.samples.extend(open);
     }
     Ok(made)
 }
@@ -235,7 +253,7 @@ fn sample(
 
 /// The positions settled inside one search, with the work spent under each over all its
 /// visits, kept with a probability that grows with that work (none that could follow an
-/// excluded position).
+/// excluded position); and, when asked for, those still open at the search's end.
 struct InnerSamples<'e> {
     root: Position,
     /// Positions no sample may equal or follow.
@@ -246,6 +264,12 @@ struct InnerSamples<'e> {
     /// Work so far under each position visited, by its hash; `u64::MAX` once settled.
     work: HashMap<u64, u64>,
     kept: Vec<Sample>,
+    /// Open positions are kept with probability min(1, work / (keep_work · this)); 0 keeps
+    /// none.
+    keep_unsettled: u64,
+    /// Every position visited, in the order of its first visit, when the open ones are to be
+    /// kept too (else none).
+    visited: Option<Vec<Position>>,
 }
 
 impl<'e> InnerSamples<'e> {
@@ -253,7 +277,7 @@ impl<'e> InnerSamples<'e> {
         root: Position,
         attacker: Player,
         game: u64,
-        keep_work: u64,
+        options: &DataOptions,
         excluded: &'e [Position],
     ) -> InnerSamples<'e> {
         InnerSamples {
@@ -261,10 +285,20 @@ impl<'e> InnerSamples<'e> {
             excluded,
             attacker,
             game,
-            keep_work: keep_work.max(1),
+            keep_work: options.keep_work.max(1),
             work: HashMap::new(),
             kept: Vec::new(),
+            keep_unsettled: options.keep_unsettled,
+            visited: (options.keep_unsettled > 0).then(Vec::new),
         }
+    }
+
+    /// Whether a position of `spent` work is kept: with probability min(1, spent / scale),
+    /// decided by the position's hash so that the same search keeps the same samples, and
+    /// never one that could follow an excluded position.
+    fn keeps(&self, pos: &Position, spent: u64, scale: u64) -> bool {
+        let draw = splitmix64(pos.hash() ^ self.game).0 % scale;
+        draw < spent && !self.excluded.iter().any(|e| could_follow(pos, e))
     }
 
     fn observe(&mut self, pos: &Position, numbers: Numbers, work: u64) {
@@ -275,19 +309,46 @@ impl<'e> InnerSamples<'e> {
         if *total == u64::MAX {
             return;
         }
+        if *total == 0 {
+            if let Some(visited) = self.visited.as_mut() {
+                visited.push(*pos);
+            }
+        }
         *total += work;
         if !numbers.is_solved() {
             return;
         }
         let spent = *total;
         *total = u64::MAX;
-        // Kept with probability min(1, spent / keep_work), decided by the position's hash so
-        // that the same search keeps the same samples.
-        let draw = splitmix64(pos.hash() ^ self.game).0 % self.keep_work;
-        if draw < spent && !self.excluded.iter().any(|e| could_follow(pos, e)) {
+        if self.keeps(pos, spent, self.keep_work) {
             let result = Settled::of(pos, self.attacker, numbers);
             self.kept
                 .push(sample(pos, self.attacker, result, spent, false, self.game));
         }
+    }
+
+    /// The positions visited and still open, with their work as a lower bound (in the order
+    /// of their first visits), when they are asked for.
+    fn open_ones(&self) -> Vec<Sample> {
+        let Some(visited) = &self.visited else {
+            return Vec::new();
+        };
+        visited
+            .iter()
+            .filter_map(|pos| {
+                let spent = self.work[&pos.hash()];
+                let scale = self.keep_work.saturating_mul(self.keep_unsettled);
+                (spent != u64::MAX && self.keeps(pos, spent, scale)).then(|| {
+                    sample(
+                        pos,
+                        self.attacker,
+                        Settled::Unsettled,
+                        spent,
+                        false,
+                        self.game,
+                    )
+                })
+            })
+            .collect()
     }
 }

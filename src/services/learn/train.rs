@@ -207,6 +207,14 @@ mod tests {
     }
 
     fn samples_of_games(games: std::ops::Range<u64>, threads: usize) -> Vec<Sample> {
+        samples_with(games, threads, 0)
+    }
+
+    fn samples_with(
+        games: std::ops::Range<u64>,
+        threads: usize,
+        keep_unsettled: u64,
+    ) -> Vec<Sample> {
         let options = DataOptions {
             games: games.end - games.start,
             first_game: games.start,
@@ -217,6 +225,7 @@ mod tests {
             threads,
             table_bytes: 1 << 20,
             keep_work: 16,
+            keep_unsettled,
         };
         let mut samples = Vec::new();
         generate(&options, &[], &AtomicBool::new(false), &mut |made| {
@@ -265,6 +274,25 @@ mod tests {
             other_seed.to_bytes(),
             "the seed orders the samples"
         );
+    }
+
+    #[test]
+    fn open_positions_inside_searches_come_as_bounds_beside_the_same_other_samples() {
+        let plain = samples_of_games(0..6, 2);
+        let with_open = samples_with(0..6, 2, 2);
+        let open = |s: &&Sample| !s.root && s.result == Settled::Unsettled;
+        assert!(!plain.iter().any(|s| open(&s)));
+        let others: Vec<Sample> = with_open.iter().filter(|s| !open(s)).cloned().collect();
+        assert_eq!(others, plain, "the other samples do not change");
+        let opens: Vec<&Sample> = with_open.iter().filter(open).collect();
+        assert!(opens.len() > 10, "{}", opens.len());
+        // Each open position is one the search spent work on, and was not its root.
+        assert!(opens.iter().all(|s| s.work >= 1));
+        assert!(opens.iter().all(|s| !plain
+            .iter()
+            .any(|p| p.root && p.position == s.position && p.attacker == s.attacker)));
+        // Fewer are kept as the draw thins them.
+        assert!(samples_with(0..6, 2, 64).len() < with_open.len());
     }
 
     #[test]
