@@ -1,7 +1,10 @@
 //! Stopping searches from outside. Ctrl-C (SIGINT) and SIGTERM (what `timeout`, `docker stop`,
 //! systemd and batch schedulers send before they kill): the first asks the running searches to
 //! stop (they return `unknown` with what they know, a table file is written back, and the
-//! command exits 128 + the signal's number: 130 or 143); a second one exits at once. The
+//! command exits 128 + the signal's number: 130 or 143); a second Ctrl-C exits at once. A
+//! second SIGTERM does not: GNU `timeout` sends its signal twice at once (to the command, then
+//! to its process group), which ended the command now and then before it had written its
+//! output, and the tools that send SIGTERM follow it with SIGKILL when they mean it. The
 //! command itself can also stop them quietly, e.g. when its reader went away.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -36,11 +39,16 @@ pub fn exit_code() -> Option<i32> {
     }
 }
 
-/// What a stopping signal does: stop the searches, or end the process if one came before.
+/// What a stopping signal does: stop the searches, or, for a Ctrl-C after an earlier
+/// signal, end the process (see the module's comment for why a repeated SIGTERM does not).
 /// Only atomic operations and `_exit`, which are safe in a signal handler.
 #[cfg(unix)]
 extern "C" fn on_signal(signal: libc::c_int) {
-    if SIGNAL.swap(signal, Ordering::SeqCst) != 0 {
+    // The first signal is the one the exit code names.
+    let first = SIGNAL
+        .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
+        .is_ok();
+    if !first && signal == libc::SIGINT {
         // SAFETY: `_exit` is async-signal-safe; nothing runs after it.
         unsafe { libc::_exit(128 + signal) };
     }

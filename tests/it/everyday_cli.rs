@@ -342,9 +342,10 @@ fn spawn_searching(args: &[&str]) -> (Child, std::thread::JoinHandle<String>) {
     (child, stderr)
 }
 
-#[test]
-fn sigterm_stops_a_solve_like_ctrl_c_with_exit_143_and_writes_the_table_file_back() {
-    let dir = common::temp_dir("sigterm");
+/// Sends SIGTERM `signals` times in a row to a solve with a table file, and checks that it
+/// stopped like Ctrl-C: exit 143, the partial answer, the table file written back.
+fn solve_stopped_by_sigterm(signals: usize) {
+    let dir = common::temp_dir(&format!("sigterm-{signals}"));
     let file = dir.join("t.tt");
     let path = file.to_str().unwrap();
     let (mut child, stderr) = spawn_searching(&[
@@ -357,7 +358,9 @@ fn sigterm_stops_a_solve_like_ctrl_c_with_exit_143_and_writes_the_table_file_bac
         path,
     ]);
     assert!(!table_file_is_clean(&file), "in use, the file is marked");
-    common::send_signal(&child, "TERM");
+    for _ in 0..signals {
+        common::send_signal(&child, "TERM");
+    }
     wait_within(&mut child, Duration::from_secs(10), "solve after SIGTERM");
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(143), "{}", stderr.join().unwrap());
@@ -366,6 +369,17 @@ fn sigterm_stops_a_solve_like_ctrl_c_with_exit_143_and_writes_the_table_file_bac
     assert!(json["nodes"].as_u64().unwrap() > 0);
     assert!(table_file_is_clean(&file), "written back and marked clean");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sigterm_stops_a_solve_like_ctrl_c_with_exit_143_and_writes_the_table_file_back() {
+    solve_stopped_by_sigterm(1);
+}
+
+#[test]
+fn a_second_sigterm_as_gnu_timeout_sends_it_still_lets_the_solve_finish_its_output() {
+    // `timeout` signals the command and then its process group, the command included.
+    solve_stopped_by_sigterm(2);
 }
 
 #[test]
