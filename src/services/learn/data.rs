@@ -52,8 +52,8 @@ pub struct DataOptions {
     /// each with the work spent under it as a lower bound on its cost (censored, as a root
     /// left open at the node limit is), with probability min(1, w / (keep_work ·
     /// keep_unsettled)): they outnumber the settled ones about twelve to one, and the cheap
-    /// ones' bounds say little. Without them the samples
-    /// hold only what the search settled, and never a position that looked cheap and was not.
+    /// ones' bounds say little. Without them the samples hold only what the search settled,
+    /// and never a position that looked cheap and was not.
     pub keep_unsettled: u64,
 }
 
@@ -149,14 +149,12 @@ impl DataSummary {
         self.games += 1;
         self.excluded += u64::from(game.excluded);
         self.root_samples += game.samples.iter().filter(|s| s.root).count() as u64;
-        let inner = |settled: bool| {
-            let inner = game.samples.iter().filter(|s| !s.root);
-            inner
-                .filter(|s| (s.result != Settled::Unsettled) == settled)
-                .count() as u64
-        };
-        self.inner_samples += inner(true);
-        self.open_samples += inner(false);
+        for sample in game.samples.iter().filter(|s| !s.root) {
+            match sample.result {
+                Settled::Unsettled => self.open_samples += 1,
+                _ => self.inner_samples += 1,
+            }
+        }
         self.nodes += game.nodes;
     }
 }
@@ -264,12 +262,16 @@ struct InnerSamples<'e> {
     /// Work so far under each position visited, by its hash; `u64::MAX` once settled.
     work: HashMap<u64, u64>,
     kept: Vec<Sample>,
-    /// Open positions are kept with probability min(1, work / (keep_work · this)); 0 keeps
-    /// none.
-    keep_unsettled: u64,
-    /// Every position visited, in the order of its first visit, when the open ones are to be
-    /// kept too (else none).
-    visited: Option<Vec<Position>>,
+    /// The positions visited, when the open ones are to be kept too.
+    open: Option<OpenPositions>,
+}
+
+/// The positions one search visited, in the order of their first visits, from which those
+/// still open at its end are drawn.
+struct OpenPositions {
+    /// An open position of work `w` is kept with probability min(1, w / scale).
+    scale: u64,
+    visited: Vec<Position>,
 }
 
 impl<'e> InnerSamples<'e> {
@@ -288,8 +290,13 @@ impl<'e> InnerSamples<'e> {
             keep_work: options.keep_work.max(1),
             work: HashMap::new(),
             kept: Vec::new(),
-            keep_unsettled: options.keep_unsettled,
-            visited: (options.keep_unsettled > 0).then(Vec::new),
+            open: (options.keep_unsettled > 0).then(|| OpenPositions {
+                scale: options
+                    .keep_work
+                    .max(1)
+                    .saturating_mul(options.keep_unsettled),
+                visited: Vec::new(),
+            }),
         }
     }
 
@@ -310,8 +317,8 @@ impl<'e> InnerSamples<'e> {
             return;
         }
         if *total == 0 {
-            if let Some(visited) = self.visited.as_mut() {
-                visited.push(*pos);
+            if let Some(open) = self.open.as_mut() {
+                open.visited.push(*pos);
             }
         }
         *total += work;
@@ -330,15 +337,14 @@ impl<'e> InnerSamples<'e> {
     /// The positions visited and still open, with their work as a lower bound (in the order
     /// of their first visits), when they are asked for.
     fn open_ones(&self) -> Vec<Sample> {
-        let Some(visited) = &self.visited else {
+        let Some(open) = &self.open else {
             return Vec::new();
         };
-        visited
+        open.visited
             .iter()
             .filter_map(|pos| {
                 let spent = self.work[&pos.hash()];
-                let scale = self.keep_work.saturating_mul(self.keep_unsettled);
-                (spent != u64::MAX && self.keeps(pos, spent, scale)).then(|| {
+                (spent != u64::MAX && self.keeps(pos, spent, open.scale)).then(|| {
                     sample(
                         pos,
                         self.attacker,
