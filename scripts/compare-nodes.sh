@@ -3,7 +3,8 @@
 # by single-threaded DFPN (deterministic, so one run each is the whole answer), each solve a
 # fresh process, two processes at a time (--parallel N for N at a time). Prints per position
 # both values and node counts (and each binary search's nodes for NEW), then the
-# geometric-mean and total node ratio NEW/OLD over positions both settle; flags any value on
+# geometric-mean and total node ratio NEW/OLD over positions both settle, and the same for the
+# table lookups (the children the searches made, which the clock pays for); flags any value on
 # which the builds disagree (exit 1).
 # Usage: scripts/compare-nodes.sh OLD_BIN NEW_BIN [--file FILE] [--node-limit N]
 #        [--table-mem SIZE] [--old-options "..."] [--new-options "..."] [--parallel N]

@@ -16,7 +16,10 @@ def positions(path):
 
 
 def solve(binary, options, position, args):
-    """(value, nodes, per-search "A:nodes" strings) of one DFPN solve in a fresh process."""
+    """(value, nodes, per-search "A:nodes" strings, table lookups) of one DFPN solve in a fresh
+    process. The lookups count the children the search made (each is looked up once, unless
+    the static rules settle it), which is what the clock pays for: a MID call at a node of
+    many moves counts one node and costs many lookups."""
     command = [binary, "solve", position, "--engine", args.engine, "--threads", "1",
                "--table-mem", args.table_mem,
                "--node-limit", str(args.node_limit), "--json", "--quiet", *options.split()]
@@ -25,7 +28,7 @@ def solve(binary, options, position, args):
         sys.exit(f"{binary} failed on {position}: {out.stderr.strip()}")
     report = json.loads(out.stdout)
     searches = [f"{s['attacker']}:{s['nodes']}" for s in report["searches"]]
-    return report["value"], report["nodes"], searches
+    return report["value"], report["nodes"], searches, report["table"]["lookups"]
 
 
 def main():
@@ -47,14 +50,19 @@ def main():
         old = list(pool.map(lambda lp: solve(args.old, args.old_options, lp[1], args), lines))
         new = list(pool.map(lambda lp: solve(args.new, args.new_options, lp[1], args), lines))
     ratios, totals, disagreements = [], [0, 0], 0
+    lookup_ratios, lookup_totals = [], [0, 0]
     print(f"{'line':>4} {'old':>8} {'new':>8} {'old nodes':>11} {'new nodes':>11} {'ratio':>6}"
           "  new searches")
-    for (number, _), (vo, no, _), (vn, nn, searches) in zip(lines, old, new):
+    for (number, _), (vo, no, _, lo), (vn, nn, searches, ln) in zip(lines, old, new):
         flag = ""
         if "unknown" not in (vo, vn):
             ratios.append(nn / no)
             totals[0] += no
             totals[1] += nn
+            if lo > 0 and ln > 0:
+                lookup_ratios.append(ln / lo)
+                lookup_totals[0] += lo
+                lookup_totals[1] += ln
             if vo != vn:
                 flag, disagreements = "  DISAGREEMENT", disagreements + 1
         print(f"{number:>4} {vo:>8} {vn:>8} {no:>11} {nn:>11} {nn / no:>6.3f}  "
@@ -65,6 +73,10 @@ def main():
         mean = math.exp(sum(map(math.log, ratios)) / len(ratios))
         print(f"nodes new/old: {mean:.3f}x geometric mean, {totals[1] / totals[0]:.3f}x in "
               f"total (over {len(ratios)} positions both settle)")
+    if lookup_ratios:
+        mean = math.exp(sum(map(math.log, lookup_ratios)) / len(lookup_ratios))
+        print(f"table lookups (children made) new/old: {mean:.3f}x geometric mean, "
+              f"{lookup_totals[1] / lookup_totals[0]:.3f}x in total")
     sys.exit(1 if disagreements else 0)
 
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Remakes the learned guide's weights, models/guide.bin, from nothing: samples from the
-# solver's own proofs (`uttt learn data`, seeded, the benchmarks' positions kept out), then the
-# model fitted to them (`uttt learn train`, seeded). The same options give the same file, byte
-# for byte. Rebuild afterwards (cargo build --release) to put the weights into the program.
+# Remakes the learned guides' tables from nothing: samples from the solver's own proofs
+# (`uttt learn data`, seeded, the benchmarks' positions kept out), then the model fitted to
+# them (`uttt learn train`, seeded: models/guide.bin) and the stage calibration of the
+# hand-built numbers (`uttt learn calibrate`: models/calibration.bin). The same options give
+# the same files, byte for byte. Rebuild afterwards (cargo build --release) to put them into
+# the program.
 # Usage: scripts/train-guide.sh [--uttt BIN] [--games N] [--work DIR]
 # Defaults: target/release/uttt (built if missing), 5400 games (about 25 minutes on two
 # cores), target/guide for the samples.
@@ -27,3 +29,4 @@ for file in positions/*.txt; do exclude+=(--exclude "$file"); done
   "${exclude[@]}" --output "$work/samples.jsonl"
 "$uttt" learn train "$work/samples.jsonl" --out models/guide.bin --seed 1 --epochs 4 \
   --learning-rate 0.02
+"$uttt" learn calibrate "$work/samples.jsonl" --out models/calibration.bin

@@ -1,18 +1,21 @@
 //! `uttt learn`: training samples from the solver's own proofs, the guide's model fitted to
-//! them, its quality, and its predictions for any position.
+//! them, its quality, and its predictions for any position; the calibrated guide's table
+//! fitted to the same samples.
 
 use super::args::{
-    LearnCommand, LearnDataArgs, LearnPredictArgs, LearnQualityArgs, LearnTrainArgs,
+    LearnCalibrateArgs, LearnCommand, LearnDataArgs, LearnPredictArgs, LearnQualityArgs,
+    LearnTrainArgs,
 };
 use super::solve::batch::read_entries;
 use super::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::game::{format_position, Player, Position, Rules};
 use crate::search::guide::{embedded_model, Model};
+use crate::services::learn::calibrate::{calibrate, Shape};
 use crate::services::learn::data::{generate, DataOptions};
 use crate::services::learn::predict::predict;
 use crate::services::learn::quality::{measure, Quality};
 use crate::services::learn::train::{train, TrainOptions};
-use crate::services::learn::{Prepared, Sample};
+use crate::services::learn::{Prepared, Sample, Settled};
 use anyhow::Context;
 use serde_json::json;
 use std::io::{BufRead, Write};
@@ -26,6 +29,7 @@ pub fn run(command: &LearnCommand) -> anyhow::Result<i32> {
         LearnCommand::Train(args) => run_train(args),
         LearnCommand::Quality(args) => run_quality(args),
         LearnCommand::Predict(args) => run_predict(args),
+        LearnCommand::Calibrate(args) => run_calibrate(args),
     }
 }
 
@@ -130,7 +134,7 @@ fn run_train(args: &LearnTrainArgs) -> anyhow::Result<i32> {
     };
     let model = train(&training, &options);
     let trained = started.elapsed();
-    write_weights(&args.out, &model)?;
+    write_weights(&args.out, &model.to_bytes())?;
     let quality = measure(&model, &held_out);
     let fitted = measure(&model, &training);
     if args.json {
@@ -160,11 +164,38 @@ fn run_train(args: &LearnTrainArgs) -> anyhow::Result<i32> {
 
 /// Writes the weights through a temporary file, so that a stopped run never leaves half a
 /// file where the weights were.
-fn write_weights(path: &Path, model: &Model) -> anyhow::Result<()> {
+fn write_weights(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let temporary = path.with_extension("partial");
-    std::fs::write(&temporary, model.to_bytes())
+    std::fs::write(&temporary, bytes)
         .with_context(|| format!("cannot write {}", temporary.display()))?;
     std::fs::rename(&temporary, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn run_calibrate(args: &LearnCalibrateArgs) -> anyhow::Result<i32> {
+    let samples = read_samples(&args.data)?;
+    let fitted: Vec<Prepared> = samples
+        .into_iter()
+        .filter(|sample| sample.game % args.hold_out != 0)
+        .collect();
+    anyhow::ensure!(
+        fitted.iter().any(|s| s.result != Settled::Unsettled),
+        "no settled samples to fit"
+    );
+    let default = Shape::default();
+    let shape = Shape {
+        proof_spread: args.proof_spread.unwrap_or(default.proof_spread),
+        disproof_spread: args.disproof_spread.unwrap_or(default.disproof_spread),
+        proof_shift: args.proof_shift.unwrap_or(default.proof_shift),
+    };
+    let table = calibrate(&fitted, shape);
+    write_weights(&args.out, &table.to_bytes())?;
+    println!(
+        "wrote {} (checksum {:016x}) from {} samples",
+        args.out.display(),
+        table.checksum(),
+        fitted.len()
+    );
+    Ok(EXIT_OK)
 }
 
 fn print_quality(label: &str, quality: &Quality) {

@@ -3,7 +3,7 @@
 //! The table is only a cache: each call keeps its children's numbers in its own frame, so a
 //! dropped or overwritten entry costs time, never progress or correctness.
 
-use super::guide::{Estimator, Family, Model};
+use super::guide::{Estimate, Estimator, Family};
 pub use super::live::LiveStats;
 use super::numbers::{child_thresholds, select_child, Numbers, INFINITY};
 use super::rules::{evaluate, Evaluation};
@@ -189,15 +189,15 @@ impl<'a> Dfpn<'a> {
             solved: Vec::new(),
             check_interval: CHECK_INTERVAL,
             poll: None,
-            estimator: Estimator::new(None),
+            estimator: Estimator::new(Estimate::Rules),
             observer: None,
         }
     }
 
-    /// This searcher, estimating the numbers of new nodes by `model` (none: the hand-built
-    /// estimate). Any estimate keeps the search sound; the model changes only the work.
-    pub fn guided_by(mut self, model: Option<&'a Model>) -> Dfpn<'a> {
-        self.estimator = Estimator::new(model);
+    /// This searcher, estimating the numbers of new nodes by `estimate`. Any estimate keeps
+    /// the search sound; it changes only the work.
+    pub fn guided_by(mut self, estimate: Estimate<'a>) -> Dfpn<'a> {
+        self.estimator = Estimator::new(estimate);
         self
     }
 

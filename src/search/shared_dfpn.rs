@@ -40,7 +40,7 @@ pub fn search(
     node_budget: u64,
 ) -> SharedRun {
     let (epsilon, threads) = (options.epsilon, options.threads.max(1));
-    let model = options.guide.searching_model();
+    let estimate = options.guide.estimate();
     // Raised when one searcher solves the root or when `limits.stop` is raised.
     let done = AtomicBool::new(false);
     let shared_limits = Limits {
@@ -55,7 +55,7 @@ pub fn search(
                 scope.spawn(move || {
                     let mut searcher =
                         Dfpn::new(table, question, epsilon * (1 + i) as f64, shared_limits)
-                            .guided_by(model);
+                            .guided_by(estimate);
                     if i == 0 {
                         searcher = searcher.publishing_root_numbers();
                     }

@@ -176,7 +176,50 @@ fn the_guide_changes_the_work_never_the_answer() {
             json["result"].clone()
         };
         for engine in ["dfpn", "pn-dfpn"] {
-            assert_eq!(answer("learned", engine), answer("rules", engine), "{position} {engine}");
+            let rules = answer("rules", engine);
+            for guide in ["learned", "calibrated"] {
+                assert_eq!(answer(guide, engine), rules, "{position} {engine} {guide}");
+            }
         }
     }
+}
+
+#[test]
+fn the_calibration_depends_on_its_samples_alone_and_steers_a_solve() {
+    let dir = temp_dir("learn-calibrate");
+    let data = dir.join("samples.jsonl");
+    samples("2", &data);
+    let calibrate = |out: &std::path::Path, extra: &[&str]| {
+        let mut args = vec![
+            "learn",
+            "calibrate",
+            data.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let (code, stdout, err) = run_uttt(&args);
+        assert_eq!(code, 0, "{err}");
+        assert!(stdout.contains("checksum"), "{stdout}");
+        std::fs::read(out).unwrap()
+    };
+    let (one, two, flat) = (
+        dir.join("one.bin"),
+        dir.join("two.bin"),
+        dir.join("flat.bin"),
+    );
+    let first = calibrate(&one, &[]);
+    assert_eq!(
+        first,
+        calibrate(&two, &[]),
+        "the same samples give the same bytes"
+    );
+    assert_ne!(first, calibrate(&flat, &["--proof-shift", "0"]));
+    // A bad line is named by file and line.
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, "{\"position\": 3}\n").unwrap();
+    let (code, _, err) = run_uttt(&["learn", "calibrate", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.jsonl:1:"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -13,16 +13,22 @@ use uttt::table::Table;
 /// The engines under test: DFPN, shared-table DFPN with 2 and 4 searchers, and PN-DFPN with
 /// 1, 2, 4, 8 and 16 workers and small jobs and split threshold, so that even these quick
 /// positions grow a root tree; then DFPN, shared-table DFPN with 2 searchers and PN-DFPN with
-/// 4 workers steered by the learned guide (which may change the work, never the answer).
+/// 4 workers steered by the learned guide, and DFPN and PN-DFPN with 4 workers by the
+/// calibrated one (a guide may change the work, never the answer).
 fn engines() -> Vec<SolveOptions> {
     let mut all = engines_with_the_hand_built_estimate();
-    let guided: Vec<SolveOptions> = [0, 1, 5]
-        .iter()
-        .map(|&i| SolveOptions {
-            guide: Guide::Learned,
-            ..all[i].clone()
-        })
-        .collect();
+    let guided: Vec<SolveOptions> = [
+        (0, Guide::Learned),
+        (1, Guide::Learned),
+        (5, Guide::Learned),
+    ]
+    .into_iter()
+    .chain([(0, Guide::Calibrated), (5, Guide::Calibrated)])
+    .map(|(i, guide)| SolveOptions {
+        guide,
+        ..all[i].clone()
+    })
+    .collect();
     all.extend(guided);
     all
 }

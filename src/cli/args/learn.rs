@@ -23,6 +23,9 @@ pub enum LearnCommand {
     /// Prints the model's predictions for positions, one JSON Line each: the log2 work to prove
     /// and to disprove each question, and the outcome probabilities.
     Predict(LearnPredictArgs),
+    /// Fits the calibrated guide's table (the hand-built estimate scaled by the game's stage)
+    /// to samples and writes it.
+    Calibrate(LearnCalibrateArgs),
 }
 
 /// The default seed of `uttt learn data`: far from the small seeds that made `positions/`.
@@ -144,4 +147,29 @@ pub struct LearnPredictArgs {
     /// A weights file to read instead of the built-in one.
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
+}
+
+/// Options of `uttt learn calibrate`.
+#[derive(Args, Debug)]
+pub struct LearnCalibrateArgs {
+    /// Sample files (JSON Lines, from `uttt learn data`).
+    #[arg(required = true, value_name = "DATA")]
+    pub data: Vec<PathBuf>,
+    /// Where to write the table.
+    #[arg(long, default_value = "models/calibration.bin", value_name = "FILE")]
+    pub out: PathBuf,
+    /// The games whose index is a multiple of N are left out, as `uttt learn train` leaves
+    /// them out.
+    #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u64).range(2..))]
+    pub hold_out: u64,
+    /// The factor of the proof side's deviations from its mean (default: the shape chosen by
+    /// node counts, see docs/learning.md).
+    #[arg(long, value_name = "X")]
+    pub proof_spread: Option<f64>,
+    /// The factor of the disproof side's deviations from its mean.
+    #[arg(long, value_name = "X")]
+    pub disproof_spread: Option<f64>,
+    /// log2 of how much larger proof numbers are made against disproof numbers.
+    #[arg(long, value_name = "X")]
+    pub proof_shift: Option<f64>,
 }

@@ -15,7 +15,10 @@ pub use database::{
     CampaignCertifyArgs, CampaignCommand, CampaignRunArgs, CampaignStatusArgs, DbCheckArgs,
     DbCommand, DbImportArgs, DbStatsArgs,
 };
-pub use learn::{LearnCommand, LearnDataArgs, LearnPredictArgs, LearnQualityArgs, LearnTrainArgs};
+pub use learn::{
+    LearnCalibrateArgs, LearnCommand, LearnDataArgs, LearnPredictArgs, LearnQualityArgs,
+    LearnTrainArgs,
+};
 pub use position::{parse_rules, PositionArgs, RuleSetArg};
 pub use serve::ServeArgs;
 
@@ -184,6 +187,8 @@ pub enum GuideArg {
     Rules,
     /// The model learned from the solver's own proofs.
     Learned,
+    /// The hand-built estimate scaled by the game's stage, as the solver's own proofs say.
+    Calibrated,
 }
 
 impl From<Guide> for GuideArg {
@@ -191,6 +196,7 @@ impl From<Guide> for GuideArg {
         match guide {
             Guide::Rules => GuideArg::Rules,
             Guide::Learned => GuideArg::Learned,
+            Guide::Calibrated => GuideArg::Calibrated,
         }
     }
 }
@@ -201,9 +207,10 @@ impl GuideArg {
         let guide = match self {
             GuideArg::Rules => Guide::Rules,
             GuideArg::Learned => Guide::Learned,
+            GuideArg::Calibrated => Guide::Calibrated,
         };
         guide
-            .model()
+            .checked()
             .map_err(|e| anyhow::anyhow!("--guide {}: {e}", guide.name()))?;
         Ok(guide)
     }

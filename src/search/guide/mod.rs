@@ -1,13 +1,17 @@
 //! Where a search's initial proof and disproof numbers come from: the hand-built estimate
-//! ([`super::numbers::initial_numbers`], the guide `rules`) or a model learned from the
-//! solver's own proofs (the guide `learned`: [`model`], over the inputs of [`features`]).
+//! ([`super::numbers::initial_numbers`], the guide `rules`), a model learned from the
+//! solver's own proofs (the guide `learned`: [`model`], over the inputs of [`features`]), or
+//! the hand-built estimate scaled by the game's stage, learned from the same proofs (the guide
+//! `calibrated`: [`calibration`]).
 //!
 //! A guide only estimates the numbers of positions not yet searched. Any positive estimates
 //! keep proof-number search sound (they choose which leaf is expanded next, never what a leaf
 //! is worth), so the guide changes the work a search does and never its answer; the tests run
 //! the oracle's positions with each guide.
 
+pub mod calibration;
 pub mod features;
+mod file;
 pub mod model;
 pub mod siblings;
 
@@ -16,6 +20,7 @@ use super::rules::OpenNode;
 use super::Question;
 use crate::game::{Move, Position};
 use crate::table::prefetch;
+use calibration::Calibration;
 use features::{Features, Findings};
 pub use model::{Model, WeightsError};
 use serde::{Deserialize, Serialize};
@@ -33,6 +38,20 @@ pub enum Guide {
     /// The model learned from the solver's proofs, built into the program
     /// ([`embedded_model`]).
     Learned,
+    /// The hand-built estimate, scaled by the game's stage as the solver's proofs say
+    /// ([`embedded_calibration`]).
+    Calibrated,
+}
+
+/// A guide's source of numbers, ready for a searcher: its table checked and at hand.
+#[derive(Clone, Copy, Debug)]
+pub enum Estimate<'a> {
+    /// The hand-built estimate.
+    Rules,
+    /// A learned model.
+    Learned(&'a Model),
+    /// A stage calibration of the hand-built estimate.
+    Calibrated(&'a Calibration),
 }
 
 impl Guide {
@@ -41,23 +60,24 @@ impl Guide {
         match self {
             Guide::Rules => "rules",
             Guide::Learned => "learned",
+            Guide::Calibrated => "calibrated",
         }
     }
 
-    /// The model this guide reads, checked (none for the hand-built estimate).
-    pub fn model(self) -> Result<Option<&'static Model>, WeightsError> {
+    /// This guide's source of numbers, its built-in table checked.
+    pub fn checked(self) -> Result<Estimate<'static>, WeightsError> {
         match self {
-            Guide::Rules => Ok(None),
-            Guide::Learned => embedded_model().map(Some),
+            Guide::Rules => Ok(Estimate::Rules),
+            Guide::Learned => embedded_model().map(Estimate::Learned),
+            Guide::Calibrated => embedded_calibration().map(Estimate::Calibrated),
         }
     }
 
-    /// The model a searcher steers by: this guide's, or none (the hand-built estimate) when
-    /// the guide is `rules` or the built-in weights fail their check. The front ends check
-    /// [`Guide::model`] before a search starts and say so; a searcher cannot fail, and any
-    /// estimate gives the same answers.
-    pub fn searching_model(self) -> Option<&'static Model> {
-        self.model().ok().flatten()
+    /// The source a searcher steers by: this guide's, or the hand-built estimate when the
+    /// built-in table fails its check. The front ends check [`Guide::checked`] before a search
+    /// starts and say so; a searcher cannot fail, and any estimate gives the same answers.
+    pub fn estimate(self) -> Estimate<'static> {
+        self.checked().unwrap_or(Estimate::Rules)
     }
 }
 
@@ -74,6 +94,19 @@ pub fn embedded_model() -> Result<&'static Model, WeightsError> {
         .as_ref()
         .map_err(Clone::clone)
 }
+
+/// The calibration built into the program (`models/calibration.bin`, remade by
+/// `scripts/train-guide.sh`; see docs/learning.md), read and checked once.
+pub fn embedded_calibration() -> Result<&'static Calibration, WeightsError> {
+    static TABLE: OnceLock<Result<Calibration, WeightsError>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| Calibration::from_bytes(EMBEDDED_CALIBRATION))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The calibration's file, built into the program.
+static EMBEDDED_CALIBRATION: &[u8] = include_bytes!("../../../models/calibration.bin");
 
 /// Work estimates are capped at 2^this, well below the numbers' saturation, so that sums of
 /// many estimates still compare.
@@ -132,8 +165,8 @@ impl<'p> Family<'p, '_> {
 /// Slots of a searcher's cache of learned estimates (16 bytes each: a quarter megabyte).
 const ESTIMATE_SLOTS: usize = 1 << 14;
 
-/// A searcher's source of initial numbers: the hand-built estimate, or a model with a small
-/// cache of its estimates.
+/// A searcher's source of initial numbers: the hand-built estimate, its stage calibration, or
+/// a model with a small cache of its estimates.
 ///
 /// The cache is why a model can pay: a DFPN call estimates every child not yet in the table
 /// again each time it is entered (children never searched are never stored), and a model's
@@ -142,19 +175,19 @@ const ESTIMATE_SLOTS: usize = 1 << 14;
 /// never returns another position's estimate. Any estimate keeps the search sound, so what
 /// the cache keeps or drops changes only the work.
 pub struct Estimator<'a> {
-    model: Option<&'a Model>,
+    estimate: Estimate<'a>,
     /// (table key, numbers) by the key's low bits; empty without a model.
     cache: Vec<(u64, Numbers)>,
 }
 
 impl<'a> Estimator<'a> {
-    /// The estimator of `model` (none: the hand-built estimate).
-    pub fn new(model: Option<&'a Model>) -> Estimator<'a> {
-        let cache = match model {
-            Some(_) => vec![(0, Numbers::UNIT); ESTIMATE_SLOTS],
-            None => Vec::new(),
+    /// The estimator of `estimate`.
+    pub fn new(estimate: Estimate<'a>) -> Estimator<'a> {
+        let cache = match estimate {
+            Estimate::Learned(_) => vec![(0, Numbers::UNIT); ESTIMATE_SLOTS],
+            Estimate::Rules | Estimate::Calibrated(_) => Vec::new(),
         };
-        Estimator { model, cache }
+        Estimator { estimate, cache }
     }
 
     /// Starts loading the cache slot of `key`, for an [`Estimator::child_numbers`] (or
@@ -167,8 +200,8 @@ impl<'a> Estimator<'a> {
     }
 
     /// The initial numbers of the open node `node` at `pos`, whose table key for `question`
-    /// is `key`. Bounded questions always take the hand-built estimate: the model was trained
-    /// on unbounded questions and knows nothing of a deadline.
+    /// is `key`. Bounded questions always take the hand-built estimate: the model and the
+    /// calibration were fitted to unbounded questions and know nothing of a deadline.
     pub fn numbers(
         &mut self,
         key: u64,
@@ -176,7 +209,7 @@ impl<'a> Estimator<'a> {
         node: &OpenNode,
         question: Question,
     ) -> Numbers {
-        self.cached(key, node, question, |model| {
+        self.cached(key, pos, node, question, |model| {
             learned_numbers(model, pos, node)
         })
     }
@@ -192,7 +225,7 @@ impl<'a> Estimator<'a> {
         node: &OpenNode,
         question: Question,
     ) -> Numbers {
-        self.cached(key, node, question, |model| {
+        self.cached(key, child, node, question, |model| {
             let siblings = family
                 .siblings
                 .get_or_insert_with(|| Siblings::of(model, family.parent, node.attacker_to_move));
@@ -201,17 +234,22 @@ impl<'a> Estimator<'a> {
         })
     }
 
-    /// The numbers of `node` (key `key`) from the cache, or by `learned` (then cached), or by
-    /// hand where there is no model or the question is bounded.
+    /// The numbers of `node` at `pos` (key `key`): a model's from the cache, or by `learned`
+    /// (then cached); the calibrated or hand-built estimate's directly (they cost less than
+    /// the cache); by hand where the question is bounded.
     fn cached(
         &mut self,
         key: u64,
+        pos: &Position,
         node: &OpenNode,
         question: Question,
         learned: impl FnOnce(&'a Model) -> Numbers,
     ) -> Numbers {
-        let Some(model) = self.model.filter(|_| question.deadline.is_none()) else {
-            return initial_numbers(node);
+        let model = match self.estimate {
+            _ if question.deadline.is_some() => return initial_numbers(node),
+            Estimate::Rules => return initial_numbers(node),
+            Estimate::Calibrated(calibration) => return calibration.numbers(pos, node),
+            Estimate::Learned(model) => model,
         };
         let slot = &mut self.cache[key as usize % ESTIMATE_SLOTS];
         // Key 0 marks an empty slot; a position whose key is 0 is estimated every time.
@@ -251,11 +289,14 @@ mod tests {
     }
 
     #[test]
-    fn the_estimator_answers_from_its_cache_and_by_hand_when_bounded() {
+    fn the_estimators_answer_from_their_tables_and_by_hand_when_bounded() {
         let model = embedded_model().expect("the built-in weights pass their check");
         let mut rng = Rng::new(0x6573_7469);
-        let mut learned = Estimator::new(Some(model));
-        let mut hand_built = Estimator::new(None);
+        let calibration =
+            embedded_calibration().expect("the built-in calibration passes its check");
+        let mut learned = Estimator::new(Estimate::Learned(model));
+        let mut hand_built = Estimator::new(Estimate::Rules);
+        let mut calibrated = Estimator::new(Estimate::Calibrated(calibration));
         let mut differ = 0;
         for game in 0..300 {
             let start = Position::start();
@@ -276,6 +317,11 @@ mod tests {
             assert_eq!(hand_built.numbers(key, &pos, &node, question), rules);
             let bounded = Question::wins_within(Player::X, &pos, 9);
             assert_eq!(learned.numbers(key, &pos, &node, bounded), rules);
+            assert_eq!(
+                calibrated.numbers(key, &pos, &node, question),
+                calibration.numbers(&pos, &node)
+            );
+            assert_eq!(calibrated.numbers(key, &pos, &node, bounded), rules);
             differ += usize::from(expected != rules);
         }
         assert!(differ > 100, "the model's numbers are its own: {differ}");

@@ -14,6 +14,8 @@
 //! other's and from the outcome's logits: 4 bytes a row.
 
 use super::features::{Features, ROWS};
+pub use super::file::WeightsError;
+use super::file::{checksum, framed, payload_of};
 use std::fmt;
 
 /// Outputs of the model (see the module's documentation): [`Lane`] names them.
@@ -60,74 +62,6 @@ impl Lane {
 const MAGIC: &[u8; 8] = b"UTTTGUID";
 /// The weights file's format version.
 const VERSION: u32 = 2;
-/// Bytes before the weights: magic, version, rows, stride, a reserved word, checksum.
-const HEADER_BYTES: usize = 8 + 4 * 4 + 8;
-
-/// Why a weights file was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum WeightsError {
-    /// Not a weights file: the first bytes are not the magic.
-    NotWeights,
-    /// A version, row count or row width this build does not read.
-    Layout {
-        /// The file's version.
-        version: u32,
-        /// Its rows.
-        rows: u32,
-        /// Its weights per row.
-        stride: u32,
-    },
-    /// Shorter or longer than its header says.
-    Length {
-        /// The length its header implies.
-        expected: usize,
-        /// Its real length.
-        found: usize,
-    },
-    /// The weights do not match the checksum in the header: the file was damaged.
-    Checksum {
-        /// The checksum in the header.
-        expected: u64,
-        /// The checksum of the weights.
-        found: u64,
-    },
-}
-
-impl fmt::Display for WeightsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WeightsError::NotWeights => write!(f, "not a guide weights file (bad magic bytes)"),
-            WeightsError::Layout {
-                version,
-                rows,
-                stride,
-            } => write!(
-                f,
-                "guide weights of version {version}, {rows} rows of {stride}: this build reads \
-                 version {VERSION}, {ROWS} rows of {STRIDE}"
-            ),
-            WeightsError::Length { expected, found } => write!(
-                f,
-                "guide weights file is {found} bytes where its header says {expected}"
-            ),
-            WeightsError::Checksum { expected, found } => write!(
-                f,
-                "guide weights are damaged: checksum {found:016x} where the header says \
-                 {expected:016x}"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for WeightsError {}
-
-/// FNV-1a, 64 bits: enough to tell a damaged file (not meant to resist a forger: the
-/// weights can only change the search's work, never its answers).
-fn checksum(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
 
 /// The model: for each input row, its fixed-point weights of the costs of each question and,
 /// apart, of the outcome's three logits.
@@ -246,47 +180,21 @@ impl Model {
     /// The file: a header (magic, version, rows, weights per row, checksum) and the weights,
     /// little-endian.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let payload = self.payload();
-        let mut bytes = Vec::with_capacity(HEADER_BYTES + payload.len());
-        bytes.extend_from_slice(MAGIC);
-        for word in [VERSION, self.mine.len() as u32, STRIDE as u32, 0] {
-            bytes.extend_from_slice(&word.to_le_bytes());
-        }
-        bytes.extend_from_slice(&checksum(&payload).to_le_bytes());
-        bytes.extend_from_slice(&payload);
-        bytes
+        framed(
+            MAGIC,
+            [VERSION, self.mine.len() as u32, STRIDE as u32],
+            &self.payload(),
+        )
     }
 
     /// The model in a weights file, checked: its magic, layout, length and checksum.
     pub fn from_bytes(bytes: &[u8]) -> Result<Model, WeightsError> {
-        if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
-            return Err(WeightsError::NotWeights);
-        }
-        let word = |i: usize| u32::from_le_bytes(bytes[8 + 4 * i..12 + 4 * i].try_into().unwrap());
-        let (version, rows, stride) = (word(0), word(1), word(2));
-        if version != VERSION || rows as usize != ROWS || stride as usize != STRIDE {
-            return Err(WeightsError::Layout {
-                version,
-                rows,
-                stride,
-            });
-        }
-        let expected = HEADER_BYTES + ROWS * STRIDE * 2;
-        if bytes.len() != expected {
-            return Err(WeightsError::Length {
-                expected,
-                found: bytes.len(),
-            });
-        }
-        let stored = u64::from_le_bytes(bytes[24..32].try_into().unwrap());
-        let payload = &bytes[HEADER_BYTES..];
-        let found = checksum(payload);
-        if found != stored {
-            return Err(WeightsError::Checksum {
-                expected: stored,
-                found,
-            });
-        }
+        let payload = payload_of(
+            bytes,
+            MAGIC,
+            [VERSION, ROWS as u32, STRIDE as u32],
+            ROWS * STRIDE * 2,
+        )?;
         let rows: Vec<[i16; STRIDE]> = payload
             .chunks_exact(STRIDE * 2)
             .map(|chunk| {
@@ -346,6 +254,7 @@ pub fn outcome_probabilities(outputs: &[f32; OUTPUTS]) -> (f64, f64, f64) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::file::HEADER_BYTES;
     use super::*;
 
     fn sample_model() -> Model {

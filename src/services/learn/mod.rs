@@ -1,10 +1,12 @@
 //! Learning the search's guide from its own proofs: training samples made by solving positions
 //! of seeded games ([`data`]), a pattern-table model fitted to them ([`train`]), and how well
 //! it predicts the work a question takes beside the hand-built estimate ([`quality`]), and what it
-//! says of any position ([`predict`]).
+//! says of any position ([`predict`]); and the hand-built estimate's stage calibration fitted to
+//! the same samples ([`calibrate`]).
 //!
 //! The file of samples is JSON Lines, one [`Sample`] a line (docs/learning.md documents it).
 
+pub mod calibrate;
 pub mod data;
 pub mod predict;
 pub mod quality;

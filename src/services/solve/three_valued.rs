@@ -106,7 +106,7 @@ impl ThreeValued<'_> {
             if let Some(attacker) = decisive {
                 let question = options.question(pos, attacker);
                 let mut searcher = Dfpn::new(table, question, options.epsilon, limits)
-                    .guided_by(options.guide.searching_model());
+                    .guided_by(options.guide.estimate());
                 let budget = node_budget.saturating_sub(report.nodes);
                 report.pv = principal_variation(pos, &mut searcher, budget);
                 report.best_move = report.pv.first().copied();
@@ -131,7 +131,7 @@ impl ThreeValued<'_> {
         match options.engine {
             Engine::Dfpn => {
                 let mut searcher = Dfpn::new(table, question, options.epsilon, limits)
-                    .guided_by(options.guide.searching_model())
+                    .guided_by(options.guide.estimate())
                     .publishing_root_numbers();
                 let numbers = searcher.solve(pos, node_budget);
                 BinaryRun {
