@@ -404,9 +404,10 @@ pub struct SearchArgs {
     /// ε of the 1+ε trick: child thresholds grow to (1+ε) times the second-best sibling.
     #[arg(long, default_value_t = crate::search::options::DEFAULT_EPSILON)]
     pub epsilon: f64,
-    /// Where new nodes' proof numbers come from: `rules` (the hand-built estimate) or
-    /// `learned` (the model trained on the solver's own proofs). Changes the work, never the
-    /// answer.
+    /// Where new nodes' proof numbers come from: `rules` (the hand-built estimate),
+    /// `learned` (the model trained on the solver's own proofs) or `calibrated` (the
+    /// hand-built estimate scaled by the game's stage, as those proofs say). Changes the work,
+    /// never the answer.
     #[arg(long, value_enum, default_value_t = GuideArg::from(Guide::default()))]
     pub guide: GuideArg,
     /// Transposition table size; K, M, G, T (or KiB, MiB, GiB, TiB) are powers of 1024,

@@ -30,7 +30,8 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub rule_set: RuleSetArg,
     /// Where new nodes' proof numbers come from in every search: `rules` (the hand-built
-    /// estimate) or `learned` (the model trained on the solver's own proofs).
+    /// estimate), `learned` (the model trained on the solver's own proofs) or `calibrated`
+    /// (the hand-built estimate scaled by the game's stage, as those proofs say).
     #[arg(long, value_enum, default_value_t = GuideArg::from(Guide::default()))]
     pub guide: GuideArg,
     /// Search threads of each search (default: the available parallelism).

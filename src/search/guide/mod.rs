@@ -33,13 +33,15 @@ use std::sync::OnceLock;
 pub enum Guide {
     /// The hand-built estimate: mobility, live lines and threats
     /// ([`super::numbers::initial_numbers`]).
-    #[default]
     Rules,
     /// The model learned from the solver's proofs, built into the program
     /// ([`embedded_model`]).
     Learned,
     /// The hand-built estimate, scaled by the game's stage as the solver's proofs say
-    /// ([`embedded_calibration`]).
+    /// ([`embedded_calibration`]). The default: with the default engine it settles more of
+    /// the reach benchmark's positions, in less time, than the others (BENCHMARKS.md, "The
+    /// learned guide").
+    #[default]
     Calibrated,
 }
 
