@@ -44,10 +44,29 @@ pub fn initial_numbers(node: &OpenNode) -> Numbers {
     if node.defender_threatens {
         dn = dn.div_ceil(2);
     }
-    if node.attacker_to_move {
+    side_to_move_numbers(pn, dn, node.attacker_to_move)
+}
+
+/// A node's numbers for its side to move, from the attacker's proof number `pn` and disproof
+/// number `dn`: φ is the attacker's proof number where the attacker is to move, its disproof
+/// number where the defender is.
+#[inline]
+pub fn side_to_move_numbers(pn: u32, dn: u32, attacker_to_move: bool) -> Numbers {
+    if attacker_to_move {
         Numbers { phi: pn, delta: dn }
     } else {
         Numbers { phi: dn, delta: pn }
+    }
+}
+
+/// The attacker's (proof, disproof) numbers in `numbers`, a node's numbers for its side to
+/// move (the inverse of [`side_to_move_numbers`]).
+#[inline]
+pub fn attacker_numbers(numbers: Numbers, attacker_to_move: bool) -> (u32, u32) {
+    if attacker_to_move {
+        (numbers.phi, numbers.delta)
+    } else {
+        (numbers.delta, numbers.phi)
     }
 }
 

@@ -17,7 +17,7 @@
 use super::file::{checksum, framed, payload_of, WeightsError};
 use super::model::FIXED_ONE;
 use crate::game::Position;
-use crate::search::numbers::{initial_numbers, Numbers};
+use crate::search::numbers::{attacker_numbers, initial_numbers, side_to_move_numbers, Numbers};
 use crate::search::rules::OpenNode;
 use std::fmt;
 
@@ -34,9 +34,10 @@ const MAGIC: &[u8; 8] = b"UTTTCALI";
 /// The calibration file's format version.
 const VERSION: u32 = 1;
 
-/// Scaled numbers are capped here, as the learned guide's estimates are, well below the
-/// numbers' saturation, so that sums of many still compare.
-const MAX_NUMBER: u64 = 1 << 24;
+/// Scaled numbers are capped where the learned guide's estimates are
+/// ([`super::MAX_LOG2_ESTIMATE`]), well below the numbers' saturation, so that sums of many
+/// still compare.
+const MAX_NUMBER: u64 = 1 << super::MAX_LOG2_ESTIMATE;
 
 /// Which of a question's two numbers a cell scales, in the attacker's terms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,18 +146,8 @@ impl Calibration {
             let scaled = (u64::from(number) * u64::from(factor) + FACTOR_ONE / 2) / FACTOR_ONE;
             scaled.clamp(1, MAX_NUMBER) as u32
         };
-        // Numbers are for the side to move: the attacker's proof number is φ where it moves.
-        if node.attacker_to_move {
-            Numbers {
-                phi: scale(hand_built.phi, proof),
-                delta: scale(hand_built.delta, disproof),
-            }
-        } else {
-            Numbers {
-                phi: scale(hand_built.phi, disproof),
-                delta: scale(hand_built.delta, proof),
-            }
-        }
+        let (pn, dn) = attacker_numbers(hand_built, node.attacker_to_move);
+        side_to_move_numbers(scale(pn, proof), scale(dn, disproof), node.attacker_to_move)
     }
 
     /// The file: a header (magic, version, cells, 1, checksum) and the cells, little-endian.
@@ -223,17 +214,9 @@ mod tests {
         for (pos, node) in open_nodes(300) {
             let hand_built = initial_numbers(&node);
             assert_eq!(zero.numbers(&pos, &node), hand_built);
-            let (pn, dn) = if node.attacker_to_move {
-                (hand_built.phi, hand_built.delta)
-            } else {
-                (hand_built.delta, hand_built.phi)
-            };
+            let (pn, dn) = attacker_numbers(hand_built, node.attacker_to_move);
             let scaled = doubled_proofs.numbers(&pos, &node);
-            let (spn, sdn) = if node.attacker_to_move {
-                (scaled.phi, scaled.delta)
-            } else {
-                (scaled.delta, scaled.phi)
-            };
+            let (spn, sdn) = attacker_numbers(scaled, node.attacker_to_move);
             assert_eq!(
                 (spn, sdn),
                 (2 * pn, dn),

@@ -15,7 +15,7 @@ mod file;
 pub mod model;
 pub mod siblings;
 
-use super::numbers::{initial_numbers, Numbers};
+use super::numbers::{initial_numbers, side_to_move_numbers, Numbers};
 use super::rules::OpenNode;
 use super::Question;
 use crate::game::{Move, Position};
@@ -91,20 +91,23 @@ static EMBEDDED_WEIGHTS: &[u8] = include_bytes!("../../../models/guide.bin");
 /// search shares the one copy (nothing in it ever changes).
 pub fn embedded_model() -> Result<&'static Model, WeightsError> {
     static MODEL: OnceLock<Result<Model, WeightsError>> = OnceLock::new();
-    MODEL
-        .get_or_init(|| Model::from_bytes(EMBEDDED_WEIGHTS))
-        .as_ref()
-        .map_err(Clone::clone)
+    read_once(&MODEL, || Model::from_bytes(EMBEDDED_WEIGHTS))
 }
 
 /// The calibration built into the program (`models/calibration.bin`, remade by
 /// `scripts/train-guide.sh`; see docs/learning.md), read and checked once.
 pub fn embedded_calibration() -> Result<&'static Calibration, WeightsError> {
     static TABLE: OnceLock<Result<Calibration, WeightsError>> = OnceLock::new();
-    TABLE
-        .get_or_init(|| Calibration::from_bytes(EMBEDDED_CALIBRATION))
-        .as_ref()
-        .map_err(Clone::clone)
+    read_once(&TABLE, || Calibration::from_bytes(EMBEDDED_CALIBRATION))
+}
+
+/// A built-in table kept in `cell`, read and checked by `read` the first time it is asked
+/// for.
+fn read_once<T>(
+    cell: &'static OnceLock<Result<T, WeightsError>>,
+    read: impl FnOnce() -> Result<T, WeightsError>,
+) -> Result<&'static T, WeightsError> {
+    cell.get_or_init(read).as_ref().map_err(Clone::clone)
 }
 
 /// The calibration's file, built into the program.
@@ -139,12 +142,11 @@ pub fn learned_numbers(model: &Model, pos: &Position, node: &OpenNode) -> Number
 /// The numbers of `node` whose question's fixed-point log2 work to prove and to disprove
 /// (for the question's attacker) is `costs`.
 fn numbers_of_costs(node: &OpenNode, (prove, disprove): (i32, i32)) -> Numbers {
-    let (pn, dn) = (work_of_log2(prove), work_of_log2(disprove));
-    if node.attacker_to_move {
-        Numbers { phi: pn, delta: dn }
-    } else {
-        Numbers { phi: dn, delta: pn }
-    }
+    side_to_move_numbers(
+        work_of_log2(prove),
+        work_of_log2(disprove),
+        node.attacker_to_move,
+    )
 }
 
 /// A node whose children are estimated one after another ([`Estimator::child_numbers`]):
@@ -247,8 +249,10 @@ impl<'a> Estimator<'a> {
         question: Question,
         learned: impl FnOnce(&'a Model) -> Numbers,
     ) -> Numbers {
+        if question.deadline.is_some() {
+            return initial_numbers(node);
+        }
         let model = match self.estimate {
-            _ if question.deadline.is_some() => return initial_numbers(node),
             Estimate::Rules => return initial_numbers(node),
             Estimate::Calibrated(calibration) => return calibration.numbers(pos, node),
             Estimate::Learned(model) => model,

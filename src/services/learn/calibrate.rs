@@ -18,6 +18,7 @@
 
 use super::{Prepared, Settled};
 use crate::search::guide::calibration::{Calibration, Side, Stage, CELLS};
+use crate::search::numbers::attacker_numbers;
 
 /// How strongly a cell's mean is drawn toward its side's: as if it held this many more
 /// samples at that mean.
@@ -53,13 +54,8 @@ pub fn calibrate(samples: &[Prepared], shape: Shape) -> Calibration {
     let mut side_sums = [0.0f64; 2];
     let mut side_counts = [0.0f64; 2];
     for sample in samples {
-        let hand_built = sample.rules_numbers;
-        // Numbers are for the side to move; `mine` says the attacker is to move.
-        let (proof, disproof) = if sample.mine {
-            (hand_built.phi, hand_built.delta)
-        } else {
-            (hand_built.delta, hand_built.phi)
-        };
+        // `mine`: the attacker is to move.
+        let (proof, disproof) = attacker_numbers(sample.rules_numbers, sample.mine);
         let (side, number) = match sample.result {
             Settled::Proved => (Side::Proof, proof),
             Settled::Disproved => (Side::Disproof, disproof),
@@ -162,11 +158,7 @@ mod tests {
             };
             60
         ];
-        let proof = if first.mine {
-            first.rules_numbers.phi
-        } else {
-            first.rules_numbers.delta
-        };
+        let (proof, _) = attacker_numbers(first.rules_numbers, first.mine);
         let residual = 10.0 - f64::from(proof).log2();
         let stage = Stage::of(&first.position, first.mine);
         let flat = Shape {

@@ -4,6 +4,7 @@
 
 use super::{Prepared, Settled};
 use crate::search::guide::model::{outcome_probabilities, Model};
+use crate::search::numbers::attacker_numbers;
 use serde::{Deserialize, Serialize};
 
 /// Rank correlations on one kind of settled question.
@@ -41,12 +42,7 @@ pub fn measure(model: &Model, samples: &[Prepared]) -> Quality {
         let features = sample.features(0);
         let (prove, disprove) = model.costs(&features, sample.mine);
         // The hand-built numbers are for the side to move; the attacker's (pn, dn) follow.
-        let numbers = sample.rules_numbers;
-        let (pn, dn) = if sample.mine {
-            (numbers.phi, numbers.delta)
-        } else {
-            (numbers.delta, numbers.phi)
-        };
+        let (pn, dn) = attacker_numbers(sample.rules_numbers, sample.mine);
         let outputs = model.outputs(&features);
         let (mine, theirs, draw) = outcome_probabilities(&outputs);
         let attacker_likeliest = if sample.mine {
