@@ -13,6 +13,8 @@
 //! A bounded question ("does X win within N plies?") has a campaign of its own for each bound,
 //! its key the position's with the bound after it.
 
+pub mod guide;
+
 use super::{clamp, key, Database, DbError, Fact, Stored};
 use crate::game::{Move, Player, Position};
 use rusqlite::{params, OptionalExtension};

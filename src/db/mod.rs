@@ -28,8 +28,8 @@ use std::sync::Mutex;
 /// Marks a SQLite file as a uttt database (`PRAGMA application_id`: "uttt").
 const APPLICATION_ID: i32 = 0x7574_7474;
 /// The schema's version (`PRAGMA user_version`): 1 had the facts alone, 2 added campaigns, 3
-/// bounded facts (an older file is brought up to 3 when opened).
-const SCHEMA_VERSION: i32 = 3;
+/// bounded facts, 4 campaigns' own guides (an older file is brought up to 4 when opened).
+const SCHEMA_VERSION: i32 = 4;
 /// What a fact was found by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -144,10 +144,14 @@ impl Marks {
 
 /// The steps from each older schema version to the next: the SQL that brings a file of
 /// version `from` to `from + 1`.
-const UPGRADES: [(i32, &str); 2] = [(1, campaign::SCHEMA), (2, bounded::SCHEMA)];
+const UPGRADES: [(i32, &str); 3] = [
+    (1, campaign::SCHEMA),
+    (2, bounded::SCHEMA),
+    (3, campaign::guide::SCHEMA),
+];
 
 /// A file as the first uttt with a database wrote it (schema version 1, the facts alone; later
-/// versions added campaigns and bounded facts): the tests of the migration make old files
+/// versions added campaigns, bounded facts and campaigns' own guides): the tests of the migration make old files
 /// from it.
 pub const SCHEMA_VERSION_1: &str = "PRAGMA application_id = 1970566260;
     PRAGMA user_version = 1;

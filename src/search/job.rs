@@ -125,8 +125,8 @@ impl Job {
         if let Some(end) = self.work.time.and_then(|time| began.checked_add(time)) {
             limits.deadline = Some(limits.deadline.map_or(end, |d| d.min(end)));
         }
-        let mut searcher =
-            Dfpn::new(table, self.question, self.epsilon, limits).guided_by(self.guide.estimate());
+        let mut searcher = Dfpn::new(table, self.question, self.epsilon, limits)
+            .guided_by(limits.estimate(self.guide));
         if let Some(poll) = poll {
             searcher = searcher.polling(poll);
         }

@@ -40,7 +40,7 @@ pub fn search(
     node_budget: u64,
 ) -> SharedRun {
     let (epsilon, threads) = (options.epsilon, options.threads.max(1));
-    let estimate = options.guide.estimate();
+    let estimate = limits.estimate(options.guide);
     // Raised when one searcher solves the root or when `limits.stop` is raised.
     let done = AtomicBool::new(false);
     let shared_limits = Limits {

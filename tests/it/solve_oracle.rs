@@ -207,6 +207,66 @@ fn every_engine_matches_reference_values_with_a_tiny_table() {
     check_reference_values(64 << 10);
 }
 
+/// A calibration of the caller's (a campaign's refit, `Solver::calibrated_by`) changes the
+/// work and never a value: DFPN and PN-DFPN with four workers, steered by two tables skewed
+/// as far as either way, give every reference value, with a normal and a tiny table; and the
+/// skew does change the work, so the tables are read.
+#[test]
+fn a_calibration_of_the_callers_changes_the_work_and_no_value() {
+    use uttt::search::guide::calibration::{Calibration, CELLS};
+    let skewed = |proof: f64| {
+        let log2: Vec<f64> = (0..CELLS)
+            .map(|cell| if cell < CELLS / 2 { proof } else { -proof })
+            .collect();
+        Calibration::of_log2(&log2)
+    };
+    let tables = [skewed(8.0), skewed(-8.0)];
+    let all = engines_with_the_hand_built_estimate();
+    let engines = [all[0].clone(), all[5].clone()].map(|options| SolveOptions {
+        guide: Guide::Calibrated,
+        ..options
+    });
+    let rows = common::data_rows("late-positions.tsv");
+    let work = std::sync::Mutex::new([0u64; 3]);
+    let solved_report =
+        |notation: &str, table_bytes: u64, solve: &dyn Fn(&Position, &Table) -> SolveReport| {
+            let table = Table::new(table_bytes).unwrap();
+            solve(&parse_position(notation).unwrap(), &table)
+        };
+    common::parallel_rows(&rows, |row| {
+        for options in &engines {
+            for table_bytes in [16 << 20, 64 << 10] {
+                for (i, calibration) in tables.iter().enumerate() {
+                    let report = solved_report(&row[0], table_bytes, &|pos, table| {
+                        Solver::new(options, table)
+                            .calibrated_by(calibration)
+                            .solve(pos)
+                    });
+                    assert_eq!(
+                        reference_form(report.verdict),
+                        row[1],
+                        "{} {options:?} table {table_bytes} skew {i}",
+                        row[0]
+                    );
+                    if options.engine == Engine::Dfpn && table_bytes == 16 << 20 {
+                        work.lock().unwrap()[i] += report.nodes;
+                    }
+                }
+            }
+        }
+        let dfpn = &engines[0];
+        let report = solved_report(&row[0], 16 << 20, &|pos, table| {
+            Solver::new(dfpn, table).solve(pos)
+        });
+        work.lock().unwrap()[2] += report.nodes;
+    });
+    let [up, down, built_in] = *work.lock().unwrap();
+    assert!(
+        up != built_in && down != built_in && up != down,
+        "{up} {down} {built_in}"
+    );
+}
+
 #[test]
 #[ignore = "heavy oracle sweep: .ci/run runs it with --ignored, and again with debug assertions"]
 fn every_engine_matches_the_oracle_on_random_playouts() {

@@ -85,6 +85,12 @@ pub struct CampaignRunArgs {
     /// trees of its own (0 to 81 plies).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=81))]
     pub max_plies: Option<u32>,
+    /// Do not learn as it goes: steer by the built-in calibration, and do not refit it to
+    /// what the campaign settled after the run (by default a run with the guide `calibrated`
+    /// steers by the campaign's own refit where that predicts better, and refits after it;
+    /// not with --mpi or --max-plies).
+    #[arg(long)]
+    pub no_refit: bool,
 }
 
 /// Options of `uttt campaign status`.

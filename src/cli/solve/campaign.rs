@@ -8,13 +8,14 @@ use super::report::{exit_code, number_text, report_certificate_problem, summary_
 use crate::cli::args::{CampaignCertifyArgs, CampaignRunArgs, CampaignStatusArgs};
 use crate::cli::memory::anonymous_table;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_OK};
+use crate::db::campaign::guide::KeptGuide;
 use crate::db::Database;
 use crate::search::options::DEFAULT_EPSILON;
 use crate::search::SolveOptions;
 use crate::services::campaign::snapshot::{snapshot_file, SnapshotReport};
 use crate::services::campaign::{
     campaign_status, settled_campaign, Campaign, CampaignError, CampaignRequest, CampaignRun,
-    CampaignStatus, QuestionStatus, SnapshotPlan,
+    CampaignStatus, Learning, QuestionStatus, SnapshotPlan,
 };
 use crate::services::certify::{certify_campaign, write_and_check_with};
 use crate::services::{CertificateFigures, CertificateRequest, SolveReport};
@@ -35,6 +36,8 @@ struct CampaignRunJson<'a> {
     campaign: Option<&'a CampaignStatus>,
     #[serde(skip_serializing_if = "Option::is_none")]
     snapshot: Option<&'a SnapshotReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    learning: Option<&'a Learning>,
     #[cfg(feature = "mpi")]
     #[serde(skip_serializing_if = "Option::is_none")]
     ranks: Option<&'a [crate::distributed::RankReport]>,
@@ -62,6 +65,7 @@ fn campaign_request(args: &CampaignRunArgs) -> anyhow::Result<CampaignRequest> {
         options,
         db_min_work: args.search.db_min_work,
         snapshot,
+        refit: !args.no_refit,
     })
 }
 
@@ -103,13 +107,18 @@ pub fn run(args: &CampaignRunArgs) -> anyhow::Result<i32> {
         solve: SolveJson::of(&ran.report),
         campaign: ran.status.as_ref(),
         snapshot: ran.snapshot.as_ref(),
+        learning: ran.learning.as_ref(),
         #[cfg(feature = "mpi")]
         ranks: None,
     };
     let extra = ran
         .snapshot
         .as_ref()
-        .map_or_else(String::new, snapshot_text);
+        .map_or_else(String::new, snapshot_text)
+        + &ran
+            .learning
+            .as_ref()
+            .map_or_else(String::new, learning_text);
     print_run(&ran, &json, extra, args.search.json)
 }
 
@@ -138,6 +147,39 @@ fn snapshot_text(snapshot: &SnapshotReport) -> String {
     format!(
         "snapshot   {}: {loaded}; {written}\n",
         snapshot.path.display()
+    )
+}
+
+/// What a run that learns as it goes steered by and refitted, in words.
+fn learning_text(learning: &Learning) -> String {
+    let steered = match &learning.steered_by {
+        Some(kept) => format!("the campaign's refit ({})", guide_figures(kept)),
+        None => "the built-in calibration".to_string(),
+    };
+    let refit = learning.refit.as_ref().map_or_else(String::new, refit_line);
+    format!("guide      steered by {steered}\n{refit}")
+}
+
+/// A campaign's kept refit in a line: its figures, and what the next run steers by.
+fn refit_line(kept: &KeptGuide) -> String {
+    let next = if kept.helps {
+        "the next run steers by it"
+    } else {
+        "the next run keeps the built-in calibration"
+    };
+    format!("refit      {}: {next}\n", guide_figures(kept))
+}
+
+/// A kept guide's figures in words: what it was fitted to and its error on the positions held
+/// back, beside the built-in table's.
+fn guide_figures(kept: &KeptGuide) -> String {
+    let error = |e: Option<f64>| e.map_or_else(|| "-".to_string(), |e| format!("{e:.3}"));
+    format!(
+        "fitted to {} settled positions; on {} held back, log2 error {} built-in, {} refit",
+        kept.fitted,
+        kept.held_back,
+        error(kept.error_before),
+        error(kept.error_after)
     )
 }
 
@@ -173,6 +215,7 @@ fn run_mpi(args: &CampaignRunArgs) -> anyhow::Result<i32> {
         solve: SolveJson::of(&ran.report),
         campaign: ran.status.as_ref(),
         snapshot: None,
+        learning: None,
         ranks: Some(&ranks),
     };
     print_run(&ran, &json, ranks_text(&ranks), args.search.json)
@@ -190,7 +233,9 @@ fn print_run(
     let text = if as_json {
         serde_json::to_string(json)? + "\n"
     } else {
-        summary_text(report) + &extra + &json.campaign.map_or_else(String::new, status_text)
+        // The run's own lines say what it learned: the status's refit line would repeat them.
+        let status = |status: &CampaignStatus| status_text(status, false);
+        summary_text(report) + &extra + &json.campaign.map_or_else(String::new, status)
     };
     std::io::stdout().write_all(text.as_bytes())?;
     if let Some(error) = report.database.as_ref().and_then(|d| d.error.as_ref()) {
@@ -212,7 +257,7 @@ pub fn status(args: &CampaignStatusArgs) -> anyhow::Result<i32> {
     let text = if args.json {
         serde_json::to_string(&status)? + "\n"
     } else {
-        status_text(&status)
+        status_text(&status, true)
     };
     std::io::stdout().write_all(text.as_bytes())?;
     Ok(EXIT_OK)
@@ -285,8 +330,9 @@ fn certify_text(figures: &CertificateFigures) -> String {
     out
 }
 
-/// The campaign's status in words: its position, then each question.
-fn status_text(status: &CampaignStatus) -> String {
+/// The campaign's status in words: its position, then each question, and with `refit` its
+/// kept refit.
+fn status_text(status: &CampaignStatus, refit: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "campaign   {}", status.position);
     let within = status
@@ -294,6 +340,9 @@ fn status_text(status: &CampaignStatus) -> String {
         .map_or(String::new(), |plies| format!(" within {plies} plies"));
     for question in &status.questions {
         out += &question_text(question, &within);
+    }
+    if let Some(guide) = status.guide.as_ref().filter(|_| refit) {
+        out += &refit_line(guide);
     }
     out
 }

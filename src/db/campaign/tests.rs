@@ -234,9 +234,37 @@ fn a_version_1_database_gains_campaigns_and_keeps_its_facts() {
     drop(db);
     assert_eq!(
         schema_version(&file),
-        3,
-        "brought up to campaigns, then to bounded facts"
+        4,
+        "brought up to campaigns, then to bounded facts, then to campaigns' guides"
     );
     let db = Database::open_existing(&file.0).unwrap();
     assert!(db.lookup(&pos).unwrap().o.unwrap().wins);
+}
+
+#[test]
+fn a_campaigns_guide_is_kept_replaced_and_found_for_that_campaign_alone() {
+    use super::guide::KeptGuide;
+    let file = TempPath::new("campaign-guide");
+    let db = Database::open(&file.0).unwrap();
+    let pos = position();
+    let campaign = db.campaign(&pos, None).unwrap();
+    let other = db.campaign(&pos, Some(9)).unwrap();
+    assert_eq!(db.kept_guide(campaign).unwrap(), None);
+    let mut guide = KeptGuide {
+        calibration: vec![1, 2, 3],
+        fitted: 40,
+        held_back: 12,
+        error_before: Some(2.5),
+        error_after: None,
+        helps: false,
+        created: 1_700_000_000,
+    };
+    db.keep_guide(campaign, &guide).unwrap();
+    assert_eq!(db.kept_guide(campaign).unwrap().as_ref(), Some(&guide));
+    assert_eq!(db.kept_guide(other).unwrap(), None);
+    guide.calibration = vec![9; 10];
+    guide.error_after = Some(1.5);
+    guide.helps = true;
+    db.keep_guide(campaign, &guide).unwrap();
+    assert_eq!(db.kept_guide(campaign).unwrap(), Some(guide));
 }

@@ -137,6 +137,15 @@ impl Calibration {
         f64::from(self.log2[stage.cell(side)]) / f64::from(FIXED_ONE)
     }
 
+    /// Every cell's log2 factor, as [`Calibration::log2_factor`] gives it, in the cells' order
+    /// ([`Stage::cell`]).
+    pub fn log2_factors(&self) -> Vec<f64> {
+        self.log2
+            .iter()
+            .map(|&v| f64::from(v) / f64::from(FIXED_ONE))
+            .collect()
+    }
+
     /// The numbers of the open node `node` at `pos` (for its side to move): the hand-built
     /// ones, each scaled by its cell's factor, at least 1 and at most 2^24.
     pub fn numbers(&self, pos: &Position, node: &OpenNode) -> Numbers {

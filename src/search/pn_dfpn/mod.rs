@@ -121,8 +121,8 @@ pub fn search(
         table,
         keep_solved,
     };
-    let mut root_searcher =
-        Dfpn::new(table, root.question, config.epsilon, limits).guided_by(config.guide.estimate());
+    let mut root_searcher = Dfpn::new(table, root.question, config.epsilon, limits)
+        .guided_by(limits.estimate(config.guide));
     let mut tree = if kept.is_empty() {
         Tree::new(root_searcher.peek(root.pos), config.tree_bytes)
     } else {

@@ -2,12 +2,12 @@
 //! own table, fed over channels.
 
 use super::{receive_from_threads, spare_jobs, spawn_workers, start_round, Workers};
-use crate::search::dfpn::{Limits, LiveStats};
+use crate::search::dfpn::Limits;
 use crate::search::job::{Job, JobResult, JobTerms};
 use crate::table::Table;
 use crossbeam_channel::{Receiver, Sender};
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The worker threads of [`with_local_workers`].
 struct LocalWorkers<'a> {
@@ -60,21 +60,21 @@ fn queued_jobs(threads: usize) -> usize {
     }
 }
 
-/// Calls `f` with `threads` worker threads (at least one) that run jobs against `table`, stop
-/// at `deadline` and count their nodes in `live`; the threads end when `f` returns.
+/// Calls `f` with `threads` worker threads (at least one) that run jobs against `table` within
+/// `search`'s deadline, count their nodes in its live display and read its calibration (the
+/// workers are stopped by [`Workers::abort`], not by its stop flag); the threads end when `f`
+/// returns.
 pub fn with_local_workers<R>(
     table: &Table,
     threads: usize,
-    deadline: Option<Instant>,
-    live: Option<&LiveStats>,
+    search: Limits,
     f: impl FnOnce(&mut dyn Workers) -> R,
 ) -> R {
     let abort = AtomicBool::new(false);
     let failed = AtomicBool::new(false);
     let limits = Limits {
         stop: &abort,
-        deadline,
-        live,
+        ..search
     };
     let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();

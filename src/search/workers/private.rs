@@ -115,6 +115,7 @@ pub fn with_private_tables<R>(
         stop: &abort,
         deadline: None,
         live,
+        calibration: None,
     };
     let (result_tx, results) = crossbeam_channel::unbounded();
     std::thread::scope(|scope| {

@@ -5,10 +5,13 @@
 //! - Where one stands (`uttt campaign status`): for each question, its stored answer, its kept
 //!   tree's root numbers, size, depth and open leaves, the work spent over every run, and the
 //!   trend of the root's numbers ([`campaign_status`]).
+//! - Learning as it goes: between runs, the calibrated guide's table refitted to what the
+//!   campaign settled, and steering the next run where it predicts better ([`refit`]).
 //! - What a settled campaign's certificate is written from ([`settled_campaign`], then
 //!   [`super::certify::certify_campaign`]).
 
 use super::report::Verdict;
+use crate::db::campaign::guide::KeptGuide;
 use crate::db::campaign::{KeptNode, Question, Totals, TrendSample, NO_NODE};
 use crate::db::key::canonical;
 use crate::db::{Database, DbError};
@@ -16,10 +19,11 @@ use crate::game::{Player, Position};
 use crate::search::numbers::Numbers;
 use serde::Serialize;
 
+pub mod refit;
 mod run;
 pub mod snapshot;
 
-pub use run::{Campaign, CampaignError, CampaignRequest, CampaignRun, SnapshotPlan};
+pub use run::{Campaign, CampaignError, CampaignRequest, CampaignRun, Learning, SnapshotPlan};
 
 /// A campaign's state, read from the database.
 #[derive(Clone, Debug, Serialize)]
@@ -31,6 +35,9 @@ pub struct CampaignStatus {
     pub max_plies: Option<u32>,
     /// Each question, the side to move's first.
     pub questions: Vec<QuestionStatus>,
+    /// The campaign's last refit of the calibrated guide, if one is kept ([`refit`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guide: Option<KeptGuide>,
 }
 
 /// One question of a campaign: "does `attacker` win?".
@@ -96,6 +103,7 @@ pub fn campaign_status(
         position: image,
         max_plies: within,
         questions,
+        guide: database.kept_guide(campaign)?,
     }))
 }
 

@@ -2,15 +2,21 @@
 //! stopped at any moment and resumed by the same request, with the table's snapshot kept
 //! beside the database and written while it runs (see [`super::snapshot`]).
 
+use super::refit::{refit_campaign, steering_calibration};
 use super::snapshot::{self, SnapshotReport};
 use super::{campaign_status, CampaignStatus};
+use crate::db::campaign::guide::KeptGuide;
+use crate::db::campaign::CampaignId;
+use crate::db::key::canonical;
 use crate::db::{Database, DbError, Source};
 use crate::game::Position;
 use crate::search::dfpn::LiveStats;
+use crate::search::guide::Guide;
 use crate::search::workers::Workers;
 use crate::search::{Engine, SolveOptions};
-use crate::services::{SolveReport, Solver, StorePolicy};
+use crate::services::{SolveReport, Solver, StorePolicy, Verdict};
 use crate::table::{Table, TableError};
+use serde::Serialize;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -29,6 +35,12 @@ pub struct CampaignRequest {
     pub db_min_work: u64,
     /// The table's snapshot, if one is kept.
     pub snapshot: Option<SnapshotPlan>,
+    /// Learn as it goes ([`super::refit`]): steer by the campaign's own refit of the
+    /// calibrated guide where it helps, and refit after the run. Only with the guide
+    /// `calibrated`, an unbounded question and jobs on this process's threads (a bounded
+    /// question takes the hand-built numbers, and jobs run elsewhere read the built-in table);
+    /// otherwise ignored.
+    pub refit: bool,
 }
 
 /// Where a campaign keeps its table's snapshot, and how often it writes it.
@@ -49,6 +61,20 @@ pub struct CampaignRun {
     pub status: Option<CampaignStatus>,
     /// What the table's snapshot did, if one is kept.
     pub snapshot: Option<SnapshotReport>,
+    /// What the run learned, when it learns as it goes ([`CampaignRequest::refit`]).
+    pub learning: Option<Learning>,
+}
+
+/// The calibrations of a run that learns as it goes.
+#[derive(Clone, Debug, Serialize)]
+pub struct Learning {
+    /// The campaign's refit this run steered by, with its figures; `None`: the built-in
+    /// table (no refit kept yet, or the last one did not help).
+    pub steered_by: Option<KeptGuide>,
+    /// The refit made after the run from all the campaign has settled, which the next run
+    /// steers by if it helps; `None` when the run settled the campaign or nothing is settled
+    /// yet.
+    pub refit: Option<KeptGuide>,
 }
 
 /// Why a campaign cannot run.
@@ -114,6 +140,7 @@ impl From<DbError> for CampaignError {
 pub struct Campaign<'a> {
     request: &'a CampaignRequest,
     database: Database,
+    id: CampaignId,
     snapshot: Option<SnapshotReport>,
 }
 
@@ -127,10 +154,11 @@ impl<'a> Campaign<'a> {
             return Err(CampaignError::WrongEngine(request.options.engine));
         }
         let database = Database::open(&request.database)?;
-        database.campaign(&request.position, request.options.max_plies)?;
+        let id = database.campaign(&request.position, request.options.max_plies)?;
         Ok(Campaign {
             request,
             database,
+            id,
             snapshot: None,
         })
     }
@@ -147,7 +175,10 @@ impl<'a> Campaign<'a> {
     /// a limit of the options is reached. Counts its nodes in `live` if given; runs its jobs
     /// on `workers` if given (other processes), else on threads of this one. The snapshot
     /// (local workers only: it is this process's table) is written while it runs; a write
-    /// that fails is told to `warn` and the run goes on.
+    /// that fails is told to `warn` and the run goes on. A run that learns as it goes
+    /// ([`CampaignRequest::refit`]) steers by the campaign's refit (a kept refit that fails
+    /// its check is told to `warn`, and the run steers by the built-in table) and refits after
+    /// it.
     pub fn run(
         mut self,
         table: &Table,
@@ -158,6 +189,21 @@ impl<'a> Campaign<'a> {
     ) -> Result<CampaignRun, CampaignError> {
         let request = self.request;
         let database = &self.database;
+        let learns = request.refit
+            && request.options.guide == Guide::Calibrated
+            && request.options.max_plies.is_none()
+            && workers.is_none();
+        let steering = if learns {
+            steering_calibration(database, self.id).unwrap_or_else(|error| {
+                warn(&format!(
+                    "{}; this run steers by the built-in calibration",
+                    error.with_causes()
+                ));
+                None
+            })
+        } else {
+            None
+        };
         let solve = |workers: Option<&mut (dyn Workers + '_)>| {
             let policy = StorePolicy {
                 min_work: request.db_min_work,
@@ -173,6 +219,9 @@ impl<'a> Campaign<'a> {
             if let Some(workers) = workers {
                 solver = solver.jobs_on(workers);
             }
+            if let Some((calibration, _)) = &steering {
+                solver = solver.calibrated_by(calibration);
+            }
             solver.solve(&request.position)
         };
         let report = match (self.snapshot.as_mut(), &request.snapshot, workers) {
@@ -181,11 +230,25 @@ impl<'a> Campaign<'a> {
             }
             (_, _, workers) => solve(workers),
         };
+        let learning = if learns {
+            let refit = if report.verdict == Verdict::Unknown {
+                refit_campaign(database, self.id, &canonical(&request.position).1)?
+            } else {
+                None
+            };
+            Some(Learning {
+                steered_by: steering.map(|(_, kept)| kept),
+                refit,
+            })
+        } else {
+            None
+        };
         let status = campaign_status(database, &request.position, request.options.max_plies)?;
         Ok(CampaignRun {
             report,
             status,
             snapshot: self.snapshot,
+            learning,
         })
     }
 }
@@ -205,6 +268,7 @@ mod tests {
             options,
             db_min_work: 0,
             snapshot: None,
+            refit: true,
         };
         let error = Campaign::open(&request)
             .err()

@@ -49,54 +49,154 @@ impl Default for Shape {
 /// Fits the table to `samples` (each settled one counted once) in `shape`. A side with no
 /// settled sample keeps factors of 1 (log2 0).
 pub fn calibrate(samples: &[Prepared], shape: Shape) -> Calibration {
-    let mut sums = vec![0.0f64; CELLS];
-    let mut counts = vec![0.0f64; CELLS];
-    let mut side_sums = [0.0f64; 2];
-    let mut side_counts = [0.0f64; 2];
-    for sample in samples {
-        // `mine`: the attacker is to move.
-        let (proof, disproof) = attacker_numbers(sample.rules_numbers, sample.mine);
-        let (side, number) = match sample.result {
-            Settled::Proved => (Side::Proof, proof),
-            Settled::Disproved => (Side::Disproof, disproof),
-            Settled::Unsettled => continue,
-        };
-        let residual = f64::from(sample.log2_work) - f64::from(number.max(1)).log2();
-        let cell = Stage::of(&sample.position, sample.mine).cell(side);
-        sums[cell] += residual;
-        counts[cell] += 1.0;
-        side_sums[side as usize] += residual;
-        side_counts[side as usize] += 1.0;
+    let sums = Residuals::of(samples);
+    let side_means = [Side::Proof, Side::Disproof].map(|side| sums.side_mean(side));
+    let prior: Vec<f64> = (0..CELLS).map(|cell| side_means[side_of(cell)]).collect();
+    shaped(&sums.drawn_toward(&prior), shape)
+}
+
+/// Refits `base` (a table fitted in `shape`) to `samples`: each cell's mean is drawn toward
+/// `base`'s own, before the shape ([`unshaped`]), instead of toward its side's, so that a
+/// cell the new samples do not reach keeps what `base` learned, and one they reach often
+/// moves toward them. What a campaign does between its runs
+/// ([`crate::services::campaign::refit`]).
+pub fn refit(base: &Calibration, samples: &[Prepared], shape: Shape) -> Calibration {
+    shaped(&refit_means(base, samples, shape), shape)
+}
+
+/// The means, before the shape, of [`refit`].
+pub fn refit_means(base: &Calibration, samples: &[Prepared], shape: Shape) -> Vec<f64> {
+    Residuals::of(samples).drawn_toward(&unshaped(base, shape))
+}
+
+/// The fitted means (the log2 ratio of the real work to the hand-built number, a cell) that
+/// [`shaped`] in `shape` made into `table`, up to the table's rounding: each side's cells
+/// are spread about their mean and shifted, so that mean less the shift is the centre, and
+/// the spread is undone about it. A side of spread 0 gives its centre everywhere.
+pub fn unshaped(table: &Calibration, shape: Shape) -> Vec<f64> {
+    let log2 = table.log2_factors();
+    let half = CELLS / 2;
+    let mut means = vec![0.0; CELLS];
+    for (side, cells) in [(Side::Proof, 0..half), (Side::Disproof, half..CELLS)] {
+        let (spread, shift) = spread_and_shift(side, shape);
+        let centre = log2[cells.clone()].iter().sum::<f64>() / half as f64 - shift;
+        for cell in cells {
+            means[cell] = if spread == 0.0 {
+                centre
+            } else {
+                centre + (log2[cell] - shift - centre) / spread
+            };
+        }
     }
-    let side_means = [0, 1].map(|s| {
-        if side_counts[s] > 0.0 {
-            side_sums[s] / side_counts[s]
+    means
+}
+
+/// The root of the mean squared error of `means` (fitted means, one a cell, as [`unshaped`]
+/// gives them) as predictions of the settled samples' log2 work, over the hand-built number;
+/// `None` without a settled sample. How a campaign tells whether a refit predicts better on
+/// samples held back from it.
+pub fn log2_error(means: &[f64], samples: &[Prepared]) -> Option<f64> {
+    let (mut squares, mut count) = (0.0, 0usize);
+    for sample in samples {
+        if let Some((cell, residual)) = residual_of(sample) {
+            squares += (residual - means[cell]).powi(2);
+            count += 1;
+        }
+    }
+    (count > 0).then(|| (squares / count as f64).sqrt())
+}
+
+/// The cells of the proof side come first (see `Stage::cell`): the side of a cell.
+fn side_of(cell: usize) -> usize {
+    usize::from(cell >= CELLS / 2)
+}
+
+/// `side`'s spread and shift (log2) in `shape`: the proof side is raised by half the shift,
+/// the disproof side lowered by as much.
+fn spread_and_shift(side: Side, shape: Shape) -> (f64, f64) {
+    match side {
+        Side::Proof => (shape.proof_spread, shape.proof_shift / 2.0),
+        Side::Disproof => (shape.disproof_spread, -shape.proof_shift / 2.0),
+    }
+}
+
+/// A settled sample's cell and log2 ratio of its work to its side's hand-built number; `None`
+/// for an unsettled one (its work is only a lower bound).
+fn residual_of(sample: &Prepared) -> Option<(usize, f64)> {
+    // `mine`: the attacker is to move.
+    let (proof, disproof) = attacker_numbers(sample.rules_numbers, sample.mine);
+    let (side, number) = match sample.result {
+        Settled::Proved => (Side::Proof, proof),
+        Settled::Disproved => (Side::Disproof, disproof),
+        Settled::Unsettled => return None,
+    };
+    let residual = f64::from(sample.log2_work) - f64::from(number.max(1)).log2();
+    Some((
+        Stage::of(&sample.position, sample.mine).cell(side),
+        residual,
+    ))
+}
+
+/// The residuals of some samples, summed by cell and by side (in the samples' order, in f64).
+struct Residuals {
+    sums: Vec<f64>,
+    counts: Vec<f64>,
+    side_sums: [f64; 2],
+    side_counts: [f64; 2],
+}
+
+impl Residuals {
+    fn of(samples: &[Prepared]) -> Residuals {
+        let mut residuals = Residuals {
+            sums: vec![0.0; CELLS],
+            counts: vec![0.0; CELLS],
+            side_sums: [0.0; 2],
+            side_counts: [0.0; 2],
+        };
+        for (cell, residual) in samples.iter().filter_map(residual_of) {
+            residuals.sums[cell] += residual;
+            residuals.counts[cell] += 1.0;
+            residuals.side_sums[side_of(cell)] += residual;
+            residuals.side_counts[side_of(cell)] += 1.0;
+        }
+        residuals
+    }
+
+    /// The mean residual of `side`, 0 without a sample.
+    fn side_mean(&self, side: Side) -> f64 {
+        let side = side as usize;
+        if self.side_counts[side] > 0.0 {
+            self.side_sums[side] / self.side_counts[side]
         } else {
             0.0
         }
-    });
-    // The cells of the proof side come first (see `Stage::cell`).
-    let side_of = |cell: usize| usize::from(cell >= CELLS / 2);
-    let drawn: Vec<f64> = (0..CELLS)
-        .map(|cell| {
-            let mean = side_means[side_of(cell)];
-            (sums[cell] + PRIOR_SAMPLES * mean) / (counts[cell] + PRIOR_SAMPLES)
-        })
-        .collect();
+    }
+
+    /// Each cell's mean, drawn toward `prior[cell]` as if it held [`PRIOR_SAMPLES`] more
+    /// samples there.
+    fn drawn_toward(&self, prior: &[f64]) -> Vec<f64> {
+        (0..CELLS)
+            .map(|cell| {
+                (self.sums[cell] + PRIOR_SAMPLES * prior[cell])
+                    / (self.counts[cell] + PRIOR_SAMPLES)
+            })
+            .collect()
+    }
+}
+
+/// The table of the fitted `means` in `shape`: each side's cells spread about their mean
+/// (each cell counted once) and shifted.
+pub fn shaped(means: &[f64], shape: Shape) -> Calibration {
     let half = CELLS / 2;
     let centres = [
-        drawn[..half].iter().sum::<f64>() / half as f64,
-        drawn[half..].iter().sum::<f64>() / half as f64,
+        means[..half].iter().sum::<f64>() / half as f64,
+        means[half..].iter().sum::<f64>() / half as f64,
     ];
     let log2: Vec<f64> = (0..CELLS)
         .map(|cell| {
             let side = side_of(cell);
-            let (spread, shift) = if side == Side::Proof as usize {
-                (shape.proof_spread, shape.proof_shift / 2.0)
-            } else {
-                (shape.disproof_spread, -shape.proof_shift / 2.0)
-            };
-            centres[side] + spread * (drawn[cell] - centres[side]) + shift
+            let (spread, shift) = spread_and_shift([Side::Proof, Side::Disproof][side], shape);
+            centres[side] + spread * (means[cell] - centres[side]) + shift
         })
         .collect();
     Calibration::of_log2(&log2)
@@ -131,6 +231,74 @@ mod tests {
             }
         }
         found
+    }
+
+    #[test]
+    fn unshaping_a_fitted_table_gives_back_its_means_and_a_refit_on_nothing_the_table() {
+        let data = samples(400);
+        let shape = Shape::default();
+        let fitted = calibrate(&data, shape);
+        let means = unshaped(&fitted, shape);
+        // Shaped again, the means make the same table, give or take the rounding to fixed
+        // point (a spread of 0.5 doubles a rounding of 1/512 on the way back).
+        let again = shaped(&means, shape).log2_factors();
+        for (a, b) in fitted.log2_factors().iter().zip(&again) {
+            assert!((a - b).abs() <= 1.0 / 256.0, "{a} {b}");
+        }
+        let refitted = refit(&fitted, &[], shape).log2_factors();
+        for (a, b) in fitted.log2_factors().iter().zip(&refitted) {
+            assert!((a - b).abs() <= 1.0 / 256.0, "{a} {b}");
+        }
+    }
+
+    #[test]
+    fn a_refit_moves_the_cells_its_samples_reach_and_keeps_the_others() {
+        let first = samples(1)[0];
+        let stage = Stage::of(&first.position, first.mine);
+        let (proof, _) = attacker_numbers(first.rules_numbers, first.mine);
+        let residual = 12.0 - f64::from(proof).log2();
+        // A base whose every cell is log2 1 (flat shape: means and factors agree).
+        let flat = Shape {
+            proof_spread: 1.0,
+            disproof_spread: 1.0,
+            proof_shift: 0.0,
+        };
+        let base = Calibration::of_log2(&vec![1.0; CELLS]);
+        let proved = |count| {
+            vec![
+                Prepared {
+                    result: Settled::Proved,
+                    log2_work: 12.0,
+                    ..first
+                };
+                count
+            ]
+        };
+        // 50 samples against the prior's 50: halfway from the base's mean to theirs.
+        let means = refit_means(&base, &proved(50), flat);
+        let cell = stage.cell(Side::Proof);
+        assert!((means[cell] - (1.0 + residual) / 2.0).abs() < 0.01);
+        assert!((means[stage.cell(Side::Disproof)] - 1.0).abs() < 0.01);
+        let other = Stage {
+            stones: (stage.stones + 7) % 82,
+            ..stage
+        };
+        assert!((means[other.cell(Side::Proof)] - 1.0).abs() < 0.01);
+        // The error of a table of means on samples: 0 at their residual, 1 a log2 away, and
+        // none without a settled sample.
+        let mut exact = means.clone();
+        exact[cell] = residual;
+        assert!(log2_error(&exact, &proved(5)).unwrap() < 1e-6);
+        exact[cell] = residual + 1.0;
+        assert!((log2_error(&exact, &proved(5)).unwrap() - 1.0).abs() < 1e-6);
+        let open = vec![
+            Prepared {
+                result: Settled::Unsettled,
+                ..first
+            };
+            3
+        ];
+        assert_eq!(log2_error(&exact, &open), None);
     }
 
     #[test]

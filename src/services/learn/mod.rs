@@ -97,18 +97,36 @@ impl Prepared {
     pub fn of(sample: &Sample) -> Result<Option<Prepared>, String> {
         let position = parse_position_under(&sample.position, sample.rules)
             .map_err(|e| format!("position `{}`: {e}", sample.position))?;
-        let Evaluation::Open(node) = evaluate(&position, Question::wins(sample.attacker)) else {
-            return Ok(None);
-        };
-        Ok(Some(Prepared {
+        Ok(Prepared::of_question(
             position,
-            mine: position.side_to_move() == sample.attacker,
-            result: sample.result,
-            log2_work: (sample.work.max(1) as f32).log2(),
+            sample.attacker,
+            sample.result,
+            sample.work,
+            sample.game,
+        ))
+    }
+
+    /// The sample of "does `attacker` win at `position`?", which ended as `result` after
+    /// `work` MID calls, from game `game`; `None` when the static rules settle the question.
+    pub fn of_question(
+        position: Position,
+        attacker: Player,
+        result: Settled,
+        work: u64,
+        game: u64,
+    ) -> Option<Prepared> {
+        let Evaluation::Open(node) = evaluate(&position, Question::wins(attacker)) else {
+            return None;
+        };
+        Some(Prepared {
+            position,
+            mine: position.side_to_move() == attacker,
+            result,
+            log2_work: (work.max(1) as f32).log2(),
             findings: Findings::of_node(&node),
             rules_numbers: crate::search::numbers::initial_numbers(&node),
-            game: sample.game,
-        }))
+            game,
+        })
     }
 
     /// The model's inputs for this position under symmetry `sym` (0 is the position itself).

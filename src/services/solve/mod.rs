@@ -15,6 +15,7 @@ use crate::db::key::{canonical, move_back};
 use crate::db::Database;
 use crate::game::{Move, Player, Position};
 use crate::search::dfpn::{Limits, LiveStats};
+use crate::search::guide::calibration::Calibration;
 use crate::search::options::{Engine, SolveOptions};
 use crate::search::workers::Workers;
 use crate::table::{Table, TableCounters};
@@ -48,6 +49,7 @@ pub struct Solver<'a> {
     workers: Option<&'a mut (dyn Workers + 'a)>,
     database: Option<(&'a Database, StorePolicy)>,
     campaign: bool,
+    calibration: Option<&'a Calibration>,
 }
 
 impl<'a> Solver<'a> {
@@ -62,6 +64,7 @@ impl<'a> Solver<'a> {
             workers: None,
             database: None,
             campaign: false,
+            calibration: None,
         }
     }
 
@@ -90,6 +93,16 @@ impl<'a> Solver<'a> {
             "only PN-DFPN has a tree to keep"
         );
         self.campaign = true;
+        self
+    }
+
+    /// This solver, its guide `calibrated` reading `calibration` instead of the built-in table
+    /// (a campaign's refit, see [`crate::services::campaign`]) in this process: in its
+    /// searches, its PN-DFPN tree and its local worker threads. Jobs run on
+    /// [`Solver::jobs_on`]'s workers read the built-in table. Other guides ignore it. Like any
+    /// guide, it changes the work, never the answer.
+    pub fn calibrated_by(mut self, calibration: &'a Calibration) -> Solver<'a> {
+        self.calibration = Some(calibration);
         self
     }
 
@@ -277,6 +290,7 @@ impl<'a> Solver<'a> {
                 .time_limit
                 .and_then(|t| Instant::now().checked_add(t)),
             live: self.live,
+            calibration: self.calibration,
         };
         let node_budget = options.node_limit.unwrap_or(u64::MAX);
         let run = ThreeValued {

@@ -106,7 +106,7 @@ impl ThreeValued<'_> {
             if let Some(attacker) = decisive {
                 let question = options.question(pos, attacker);
                 let mut searcher = Dfpn::new(table, question, options.epsilon, limits)
-                    .guided_by(options.guide.estimate());
+                    .guided_by(limits.estimate(options.guide));
                 let budget = node_budget.saturating_sub(report.nodes);
                 report.pv = principal_variation(pos, &mut searcher, budget);
                 report.best_move = report.pv.first().copied();
@@ -131,7 +131,7 @@ impl ThreeValued<'_> {
         match options.engine {
             Engine::Dfpn => {
                 let mut searcher = Dfpn::new(table, question, options.epsilon, limits)
-                    .guided_by(options.guide.estimate())
+                    .guided_by(limits.estimate(options.guide))
                     .publishing_root_numbers();
                 let numbers = searcher.solve(pos, node_budget);
                 BinaryRun {
@@ -208,13 +208,7 @@ impl ThreeValued<'_> {
                 };
                 let run = match workers {
                     Some(workers) => search(workers),
-                    None => with_local_workers(
-                        table,
-                        options.threads,
-                        limits.deadline,
-                        limits.live,
-                        search,
-                    ),
+                    None => with_local_workers(table, options.threads, limits, search),
                 };
                 let database = keeper.map(|mut keeper| {
                     keeper.finish(run.numbers);
