@@ -44,7 +44,7 @@ fn run_telling(db: &str, extra: &[&str]) -> (Value, String) {
     (json, err)
 }
 
-/// A refit's figures must agree with whether it helps: at least 30 held back and a smaller
+/// A refit's figures must agree with whether it predicts better: at least 30 held back and a smaller
 /// error on them than the built-in table's.
 fn check_refit_figures(refit: &Value) {
     let held_back = refit["held_back"].as_u64().unwrap();
@@ -57,7 +57,7 @@ fn check_refit_figures(refit: &Value) {
         _ => false,
     };
     assert_eq!(
-        refit["helps"].as_bool().unwrap(),
+        refit["predicts_better"].as_bool().unwrap(),
         held_back >= 30 && better,
         "{refit}"
     );
@@ -74,7 +74,7 @@ fn kept_calibration(db: &str) -> Vec<u8> {
 }
 
 #[test]
-fn a_campaign_refits_between_runs_and_steers_by_a_refit_that_helps() {
+fn a_campaign_refits_between_runs_and_steers_by_a_refit_that_predicts_better() {
     let dir = temp_dir("campaign-refit");
     let db = dir.join("c.db");
     let db = db.to_str().unwrap();
@@ -98,7 +98,7 @@ fn a_campaign_refits_between_runs_and_steers_by_a_refit_that_helps() {
         assert!(runs <= 60, "no answer after {runs} runs");
         let next = run(db, &limit);
         // Steered by the last refit exactly when it helped.
-        let expected = if refit["helps"] == true {
+        let expected = if refit["predicts_better"] == true {
             refit.clone()
         } else {
             Value::Null
@@ -157,7 +157,7 @@ fn a_damaged_refit_is_told_and_the_run_steers_by_the_built_in_table() {
         let conn = rusqlite::Connection::open(db).unwrap();
         let changed = conn
             .execute(
-                "UPDATE campaign_guides SET calibration = x'0011', helps = 1",
+                "UPDATE campaign_guides SET calibration = x'0011', predicts_better = 1",
                 [],
             )
             .unwrap();

@@ -162,7 +162,7 @@ fn learning_text(learning: &Learning) -> String {
 
 /// A campaign's kept refit in a line: its figures, and what the next run steers by.
 fn refit_line(kept: &KeptGuide) -> String {
-    let next = if kept.helps {
+    let next = if kept.predicts_better {
         "the next run steers by it"
     } else {
         "the next run keeps the built-in calibration"

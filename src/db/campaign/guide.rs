@@ -17,7 +17,7 @@ pub(in crate::db) const SCHEMA: &str = "
         held_back INTEGER NOT NULL,
         error_before REAL,
         error_after REAL,
-        helps INTEGER NOT NULL CHECK (helps IN (0, 1)),
+        predicts_better INTEGER NOT NULL CHECK (predicts_better IN (0, 1)),
         created INTEGER NOT NULL
     );";
 
@@ -37,7 +37,8 @@ pub struct KeptGuide {
     /// The same for the refit.
     pub error_after: Option<f64>,
     /// Whether the refit predicts the held-back work better (and so steers the next run).
-    pub helps: bool,
+    /// Better predictions are not a faster search: `scripts/refit.sh` measures that.
+    pub predicts_better: bool,
     /// When it was fitted, in seconds since the Unix epoch.
     pub created: u64,
 }
@@ -48,7 +49,7 @@ impl Database {
         self.connection()
             .execute(
                 "INSERT OR REPLACE INTO campaign_guides (campaign, calibration, fitted,
-                     held_back, error_before, error_after, helps, created)
+                     held_back, error_before, error_after, predicts_better, created)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 params![
                     campaign.0,
@@ -57,7 +58,7 @@ impl Database {
                     clamp(guide.held_back),
                     guide.error_before,
                     guide.error_after,
-                    guide.helps,
+                    guide.predicts_better,
                     clamp(guide.created),
                 ],
             )
@@ -69,7 +70,7 @@ impl Database {
     pub fn kept_guide(&self, campaign: CampaignId) -> Result<Option<KeptGuide>, DbError> {
         self.connection()
             .query_row(
-                "SELECT calibration, fitted, held_back, error_before, error_after, helps, created
+                "SELECT calibration, fitted, held_back, error_before, error_after, predicts_better, created
                  FROM campaign_guides WHERE campaign = ?1",
                 params![campaign.0],
                 |row| {
@@ -79,7 +80,7 @@ impl Database {
                         held_back: row.get::<_, i64>(2)?.max(0) as u64,
                         error_before: row.get(3)?,
                         error_after: row.get(4)?,
-                        helps: row.get(5)?,
+                        predicts_better: row.get(5)?,
                         created: row.get::<_, i64>(6)?.max(0) as u64,
                     })
                 },

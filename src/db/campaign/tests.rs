@@ -256,7 +256,7 @@ fn a_campaigns_guide_is_kept_replaced_and_found_for_that_campaign_alone() {
         held_back: 12,
         error_before: Some(2.5),
         error_after: None,
-        helps: false,
+        predicts_better: false,
         created: 1_700_000_000,
     };
     db.keep_guide(campaign, &guide).unwrap();
@@ -264,7 +264,7 @@ fn a_campaigns_guide_is_kept_replaced_and_found_for_that_campaign_alone() {
     assert_eq!(db.kept_guide(other).unwrap(), None);
     guide.calibration = vec![9; 10];
     guide.error_after = Some(1.5);
-    guide.helps = true;
+    guide.predicts_better = true;
     db.keep_guide(campaign, &guide).unwrap();
     assert_eq!(db.kept_guide(campaign).unwrap(), Some(guide));
 }

@@ -8,7 +8,10 @@
 //!   far. Unsettled nodes say only "at least", and the fit leaves them out.
 //! - **Refit:** from the built-in table, never from an earlier refit, on all samples so far
 //!   but the held-back ones ([`refit_means`]): a stage the campaign reaches often moves toward
-//!   what its own proofs cost, the others keep the built-in values.
+//!   what its own proofs cost, the others keep the built-in values. The pull toward the
+//!   built-in values is `learn calibrate`'s ([`PRIOR_SAMPLES`] samples' worth), and mild on
+//!   purpose: a refit drawn five times harder predicted the held-back work far better and
+//!   steered the search worse (BENCHMARKS.md, "The learned guide").
 //! - **Measure:** one settled position in [`HOLD_BACK_ONE_IN`] (by its hash, so both
 //!   questions of a position fall on the same side) is held back; on those, the root mean square
 //!   error of each table's prediction of log2 work ([`log2_error`]), before its shape.
@@ -24,6 +27,8 @@ use crate::game::{Player, Position};
 use crate::search::guide::calibration::Calibration;
 use crate::search::guide::embedded_calibration;
 use crate::search::numbers::Numbers;
+#[cfg(doc)]
+use crate::services::learn::calibrate::PRIOR_SAMPLES;
 use crate::services::learn::calibrate::{log2_error, refit_means, shaped, unshaped, Shape};
 use crate::services::learn::{Prepared, Settled};
 
@@ -93,7 +98,7 @@ pub fn refit_campaign(
     let means = refit_means(base, &fitted, shape);
     let error_before = log2_error(&unshaped(base, shape), &held);
     let error_after = log2_error(&means, &held);
-    let helps = held.len() as u64 >= MIN_HELD_BACK
+    let predicts_better = held.len() as u64 >= MIN_HELD_BACK
         && matches!((error_before, error_after), (Some(before), Some(after)) if after < before);
     let guide = KeptGuide {
         calibration: shaped(&means, shape).to_bytes(),
@@ -101,21 +106,24 @@ pub fn refit_campaign(
         held_back: held.len() as u64,
         error_before,
         error_after,
-        helps,
+        predicts_better,
         created: now_seconds(),
     };
     database.keep_guide(campaign, &guide)?;
     Ok(Some(guide))
 }
 
-/// What a campaign's next run steers by: its kept refit, when one is kept and helps, with its
+/// What a campaign's next run steers by: its kept refit, when one is kept and predicts better, with its
 /// figures; `Ok(None)` for the built-in table. A kept table that fails its check is an error
 /// of the file, which the caller reports before steering by the built-in table.
 pub fn steering_calibration(
     database: &Database,
     campaign: CampaignId,
 ) -> Result<Option<(Calibration, KeptGuide)>, DbError> {
-    let Some(kept) = database.kept_guide(campaign)?.filter(|kept| kept.helps) else {
+    let Some(kept) = database
+        .kept_guide(campaign)?
+        .filter(|kept| kept.predicts_better)
+    else {
         return Ok(None);
     };
     match Calibration::from_bytes(&kept.calibration) {

@@ -36,7 +36,7 @@ pub struct CampaignRequest {
     /// The table's snapshot, if one is kept.
     pub snapshot: Option<SnapshotPlan>,
     /// Learn as it goes ([`super::refit`]): steer by the campaign's own refit of the
-    /// calibrated guide where it helps, and refit after the run. Only with the guide
+    /// calibrated guide where it predicts better, and refit after the run. Only with the guide
     /// `calibrated`, an unbounded question and jobs on this process's threads (a bounded
     /// question takes the hand-built numbers, and jobs run elsewhere read the built-in table);
     /// otherwise ignored.
@@ -72,7 +72,7 @@ pub struct Learning {
     /// table (no refit kept yet, or the last one did not help).
     pub steered_by: Option<KeptGuide>,
     /// The refit made after the run from all the campaign has settled, which the next run
-    /// steers by if it helps; `None` when the run settled the campaign or nothing is settled
+    /// steers by if it predicts better; `None` when the run settled the campaign or nothing is settled
     /// yet.
     pub refit: Option<KeptGuide>,
 }
