@@ -6,8 +6,8 @@
 # took and what the refit measured on its held-back positions; then, over the positions both
 # settle, the geometric-mean ratio refit / plain of nodes and of time, and the value each
 # found (they must agree: exit 1 otherwise).
-# Usage: scripts/refit.sh [--uttt BIN] [--lines 16,24,...] [--run-nodes N] [--runs N]
-#        [--threads N] [--table-mem SIZE] [--work DIR]
+# Usage: scripts/refit.sh [--uttt BIN] [--file FILE] [--lines 16,24,...] [--run-nodes N]
+#        [--runs N] [--threads N] [--table-mem SIZE] [--work DIR]
 # Defaults: target/release/uttt; lines 16,24,26,40,48,70,84,92 of positions/reach.txt (those
 # the calibrated guide settles in 10-60 s on two threads); runs of 5,000,000 nodes, at most
 # 20; 2 threads; 1G; target/refit.

@@ -151,8 +151,8 @@ const UPGRADES: [(i32, &str); 3] = [
 ];
 
 /// A file as the first uttt with a database wrote it (schema version 1, the facts alone; later
-/// versions added campaigns, bounded facts and campaigns' own guides): the tests of the migration make old files
-/// from it.
+/// versions added campaigns, bounded facts and campaigns' own guides): the tests of the
+/// migration make old files from it.
 pub const SCHEMA_VERSION_1: &str = "PRAGMA application_id = 1970566260;
     PRAGMA user_version = 1;
     CREATE TABLE facts (

@@ -5,8 +5,8 @@ use crate::common;
 use crate::common::{run_uttt, temp_dir};
 use std::time::Duration;
 
-/// Line 42 of `positions/reach.txt`: an X win that takes two threads a couple of seconds.
-const POSITION: &str = "X;.@.....X.;.....O.../..O....X./..XX.OOO./...XO.XOO/..O.X..../.O.X..X.X/.OXO.OX../XXX...O../.....X.O.";
+/// The position of most of these campaigns.
+const POSITION: &str = common::TWO_SECOND_X_WIN;
 
 /// A delay of 0 to `most_ms` milliseconds that differs from run to run (the moments of the
 /// kills are meant to fall anywhere).

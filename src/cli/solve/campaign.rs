@@ -99,7 +99,7 @@ pub fn run(args: &CampaignRunArgs) -> anyhow::Result<i32> {
     let mut table = open_table(&args.search)?;
     campaign.load_snapshot(&mut table).map_err(campaign_error)?;
     let ran = with_live_line(progress_mode(&args.search), &table, |live| {
-        campaign.run(&table, stop, Some(live), None, &warn_snapshot)
+        campaign.run(&table, stop, Some(live), None, &warn)
     })
     .map_err(campaign_error)?;
     table.flush(true)?;
@@ -122,9 +122,10 @@ pub fn run(args: &CampaignRunArgs) -> anyhow::Result<i32> {
     print_run(&ran, &json, extra, args.search.json)
 }
 
-/// Says at once that a snapshot was not written (the run goes on).
-fn warn_snapshot(error: &str) {
-    eprintln!("warning: the table snapshot was not written: {error}");
+/// Says at once what went wrong beside the search while the run goes on (a snapshot not
+/// written, the campaign's guide set aside or not refitted).
+fn warn(problem: &str) {
+    eprintln!("warning: {problem}");
 }
 
 /// What the table snapshot did, in words.
@@ -203,7 +204,7 @@ fn run_mpi(args: &CampaignRunArgs) -> anyhow::Result<i32> {
             request.snapshot = None;
             let campaign = Campaign::open(&request).map_err(campaign_error)?;
             campaign
-                .run(table, stop, None, Some(workers), &warn_snapshot)
+                .run(table, stop, None, Some(workers), &warn)
                 .map_err(campaign_error)
         },
     )?;

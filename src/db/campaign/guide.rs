@@ -13,6 +13,7 @@ pub(in crate::db) const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS campaign_guides (
         campaign INTEGER PRIMARY KEY REFERENCES campaigns (id),
         calibration BLOB NOT NULL,
+        base INTEGER NOT NULL,
         fitted INTEGER NOT NULL,
         held_back INTEGER NOT NULL,
         error_before REAL,
@@ -27,6 +28,10 @@ pub struct KeptGuide {
     /// The calibration file's bytes (checked when read, by the search layer).
     #[serde(skip)]
     pub calibration: Vec<u8>,
+    /// The checksum of the built-in table it was refitted from: a refit of another build's
+    /// table is not steered by.
+    #[serde(skip)]
+    pub base: u64,
     /// Settled positions it was fitted to.
     pub fitted: u64,
     /// Settled positions held back from the fit, to measure it on.
@@ -48,12 +53,14 @@ impl Database {
     pub fn keep_guide(&self, campaign: CampaignId, guide: &KeptGuide) -> Result<(), DbError> {
         self.connection()
             .execute(
-                "INSERT OR REPLACE INTO campaign_guides (campaign, calibration, fitted,
+                "INSERT OR REPLACE INTO campaign_guides (campaign, calibration, base, fitted,
                      held_back, error_before, error_after, predicts_better, created)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 params![
                     campaign.0,
                     &guide.calibration[..],
+                    // The checksum's bits, as SQLite's integers are signed.
+                    guide.base as i64,
                     clamp(guide.fitted),
                     clamp(guide.held_back),
                     guide.error_before,
@@ -70,18 +77,20 @@ impl Database {
     pub fn kept_guide(&self, campaign: CampaignId) -> Result<Option<KeptGuide>, DbError> {
         self.connection()
             .query_row(
-                "SELECT calibration, fitted, held_back, error_before, error_after, predicts_better, created
+                "SELECT calibration, base, fitted, held_back, error_before, error_after,
+                     predicts_better, created
                  FROM campaign_guides WHERE campaign = ?1",
                 params![campaign.0],
                 |row| {
                     Ok(KeptGuide {
                         calibration: row.get(0)?,
-                        fitted: row.get::<_, i64>(1)?.max(0) as u64,
-                        held_back: row.get::<_, i64>(2)?.max(0) as u64,
-                        error_before: row.get(3)?,
-                        error_after: row.get(4)?,
-                        predicts_better: row.get(5)?,
-                        created: row.get::<_, i64>(6)?.max(0) as u64,
+                        base: row.get::<_, i64>(1)? as u64,
+                        fitted: row.get::<_, i64>(2)?.max(0) as u64,
+                        held_back: row.get::<_, i64>(3)?.max(0) as u64,
+                        error_before: row.get(4)?,
+                        error_after: row.get(5)?,
+                        predicts_better: row.get(6)?,
+                        created: row.get::<_, i64>(7)?.max(0) as u64,
                     })
                 },
             )

@@ -252,6 +252,8 @@ fn a_campaigns_guide_is_kept_replaced_and_found_for_that_campaign_alone() {
     assert_eq!(db.kept_guide(campaign).unwrap(), None);
     let mut guide = KeptGuide {
         calibration: vec![1, 2, 3],
+        // A checksum above i64::MAX comes back whole.
+        base: u64::MAX - 5,
         fitted: 40,
         held_back: 12,
         error_before: Some(2.5),

@@ -48,6 +48,17 @@ pub enum Side {
     Disproof = 1,
 }
 
+impl Side {
+    /// The side whose number the table's cell `cell` scales (see [`Stage::cell`]).
+    pub fn of_cell(cell: usize) -> Side {
+        if cell < CELLS / 2 {
+            Side::Proof
+        } else {
+            Side::Disproof
+        }
+    }
+}
+
 /// The stage of a position as the table sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stage {

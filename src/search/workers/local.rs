@@ -61,20 +61,20 @@ fn queued_jobs(threads: usize) -> usize {
 }
 
 /// Calls `f` with `threads` worker threads (at least one) that run jobs against `table` within
-/// `search`'s deadline, count their nodes in its live display and read its calibration (the
+/// `limits`' deadline, count their nodes in its live display and read its calibration (the
 /// workers are stopped by [`Workers::abort`], not by its stop flag); the threads end when `f`
 /// returns.
 pub fn with_local_workers<R>(
     table: &Table,
     threads: usize,
-    search: Limits,
+    limits: Limits,
     f: impl FnOnce(&mut dyn Workers) -> R,
 ) -> R {
     let abort = AtomicBool::new(false);
     let failed = AtomicBool::new(false);
     let limits = Limits {
         stop: &abort,
-        ..search
+        ..limits
     };
     let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();

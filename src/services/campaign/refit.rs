@@ -10,17 +10,20 @@
 //!   but the held-back ones ([`refit_means`]): a stage the campaign reaches often moves toward
 //!   what its own proofs cost, the others keep the built-in values. The pull toward the
 //!   built-in values is `learn calibrate`'s ([`PRIOR_SAMPLES`] samples' worth), and mild on
-//!   purpose: a refit drawn five times harder predicted the held-back work far better and
-//!   steered the search worse (BENCHMARKS.md, "The learned guide").
-//! - **Measure:** one settled position in [`HOLD_BACK_ONE_IN`] (by its hash, so both
-//!   questions of a position fall on the same side) is held back; on those, the root mean square
+//!   purpose: with a pull of 5 samples instead of 50 the refit predicted the held-back work
+//!   far better and steered the search worse (BENCHMARKS.md, "The learned guide").
+//! - **Measure:** one settled position in [`HOLD_BACK_ONE_IN`] (by the hash of its canonical
+//!   image, so both questions of a position, and its symmetric images, fall on the same side)
+//!   is held back; on those, the root mean square
 //!   error of each table's prediction of log2 work ([`log2_error`]), before its shape.
 //! - **Use:** the next run steers by the refit when it has at least [`MIN_HELD_BACK`]
-//!   held-back positions and a smaller error on them; else by the built-in table. Like any
+//!   held-back positions and a smaller error on them, and was refitted from this build's
+//!   built-in table; else by the built-in table. Like any
 //!   guide, the table changes the work, never an answer.
 
 use crate::db::campaign::guide::KeptGuide;
 use crate::db::campaign::{walk_kept_tree, CampaignId, Question};
+use crate::db::key::canonical;
 use crate::db::{now_seconds, Database, DbError};
 use crate::game::tables::splitmix64;
 use crate::game::{Player, Position};
@@ -73,7 +76,7 @@ pub fn campaign_samples(
 
 /// Whether `sample` is held back from the refit.
 fn held_back(sample: &Prepared) -> bool {
-    splitmix64(sample.position.hash())
+    splitmix64(canonical(&sample.position).1.hash())
         .0
         .is_multiple_of(HOLD_BACK_ONE_IN)
 }
@@ -102,6 +105,7 @@ pub fn refit_campaign(
         && matches!((error_before, error_after), (Some(before), Some(after)) if after < before);
     let guide = KeptGuide {
         calibration: shaped(&means, shape).to_bytes(),
+        base: base.checksum(),
         fitted: fitted.len() as u64,
         held_back: held.len() as u64,
         error_before,
@@ -113,17 +117,19 @@ pub fn refit_campaign(
     Ok(Some(guide))
 }
 
-/// What a campaign's next run steers by: its kept refit, when one is kept and predicts better, with its
-/// figures; `Ok(None)` for the built-in table. A kept table that fails its check is an error
-/// of the file, which the caller reports before steering by the built-in table.
+/// What a campaign's next run steers by: its kept refit, when one is kept, predicts better
+/// and was refitted from this build's built-in table, with its figures; `Ok(None)` for the
+/// built-in table. A kept table that fails its check is an error of the file, which the
+/// caller reports before steering by the built-in table.
 pub fn steering_calibration(
     database: &Database,
     campaign: CampaignId,
 ) -> Result<Option<(Calibration, KeptGuide)>, DbError> {
-    let Some(kept) = database
-        .kept_guide(campaign)?
-        .filter(|kept| kept.predicts_better)
-    else {
+    let Ok(base) = embedded_calibration() else {
+        return Ok(None);
+    };
+    let usable = |kept: &KeptGuide| kept.predicts_better && kept.base == base.checksum();
+    let Some(kept) = database.kept_guide(campaign)?.filter(usable) else {
         return Ok(None);
     };
     match Calibration::from_bytes(&kept.calibration) {

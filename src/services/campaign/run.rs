@@ -69,11 +69,12 @@ pub struct CampaignRun {
 #[derive(Clone, Debug, Serialize)]
 pub struct Learning {
     /// The campaign's refit this run steered by, with its figures; `None`: the built-in
-    /// table (no refit kept yet, or the last one did not help).
+    /// table (no refit kept yet, or the last one did not predict better, was refitted from
+    /// another build's table or failed its check).
     pub steered_by: Option<KeptGuide>,
     /// The refit made after the run from all the campaign has settled, which the next run
-    /// steers by if it predicts better; `None` when the run settled the campaign or nothing is settled
-    /// yet.
+    /// steers by if it predicts better; `None` when the run settled the campaign, nothing is
+    /// settled yet, or the refit failed (told to `warn`).
     pub refit: Option<KeptGuide>,
 }
 
@@ -178,7 +179,7 @@ impl<'a> Campaign<'a> {
     /// that fails is told to `warn` and the run goes on. A run that learns as it goes
     /// ([`CampaignRequest::refit`]) steers by the campaign's refit (a kept refit that fails
     /// its check is told to `warn`, and the run steers by the built-in table) and refits after
-    /// it.
+    /// it (a refit that fails is told to `warn`; the run's report stands).
     pub fn run(
         mut self,
         table: &Table,
@@ -231,8 +232,17 @@ impl<'a> Campaign<'a> {
             (_, _, workers) => solve(workers),
         };
         let learning = if learns {
+            // The run's work is done and kept: a refit that fails is told, never the run's end.
             let refit = if report.verdict == Verdict::Unknown {
-                refit_campaign(database, self.id, &canonical(&request.position).1)?
+                refit_campaign(database, self.id, &canonical(&request.position).1).unwrap_or_else(
+                    |error| {
+                        warn(&format!(
+                            "the campaign's guide was not refitted: {}",
+                            error.with_causes()
+                        ));
+                        None
+                    },
+                )
             } else {
                 None
             };

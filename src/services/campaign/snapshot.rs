@@ -142,7 +142,7 @@ fn timed_save(
     let began = Instant::now();
     let outcome = table.save_snapshot(path).map_err(|e| e.to_string());
     if let Err(error) = &outcome {
-        warn(error);
+        warn(&format!("the table snapshot was not written: {error}"));
     }
     (outcome, began.elapsed().as_secs_f64())
 }

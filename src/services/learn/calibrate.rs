@@ -15,6 +15,10 @@
 //!
 //! The sums run over the samples in their order in f64, so the same samples and shape give the
 //! same table, byte for byte.
+//!
+//! A campaign refits the built-in table to what it settled ([`refit_means`], from the table's
+//! means with the shape undone, [`unshaped`]) and measures both on held-back samples
+//! ([`log2_error`]); see [`crate::services::campaign::refit`].
 
 use super::{Prepared, Settled};
 use crate::search::guide::calibration::{Calibration, Side, Stage, CELLS};
@@ -51,20 +55,17 @@ impl Default for Shape {
 pub fn calibrate(samples: &[Prepared], shape: Shape) -> Calibration {
     let sums = Residuals::of(samples);
     let side_means = [Side::Proof, Side::Disproof].map(|side| sums.side_mean(side));
-    let prior: Vec<f64> = (0..CELLS).map(|cell| side_means[side_of(cell)]).collect();
+    let prior: Vec<f64> = (0..CELLS)
+        .map(|cell| side_means[Side::of_cell(cell) as usize])
+        .collect();
     shaped(&sums.drawn_toward(&prior), shape)
 }
 
-/// Refits `base` (a table fitted in `shape`) to `samples`: each cell's mean is drawn toward
-/// `base`'s own, before the shape ([`unshaped`]), instead of toward its side's, so that a
-/// cell the new samples do not reach keeps what `base` learned, and one they reach often
-/// moves toward them. What a campaign does between its runs
-/// ([`crate::services::campaign::refit`]).
-pub fn refit(base: &Calibration, samples: &[Prepared], shape: Shape) -> Calibration {
-    shaped(&refit_means(base, samples, shape), shape)
-}
-
-/// The means, before the shape, of [`refit`].
+/// The means, before the shape, of `base` (a table fitted in `shape`) refitted to `samples`:
+/// each cell's mean is drawn toward `base`'s own ([`unshaped`]) instead of toward its side's,
+/// so that a cell the new samples do not reach keeps what `base` learned, and one they reach
+/// often moves toward them. [`shaped`] makes the table of them. What a campaign does between
+/// its runs ([`crate::services::campaign::refit`]).
 pub fn refit_means(base: &Calibration, samples: &[Prepared], shape: Shape) -> Vec<f64> {
     Residuals::of(samples).drawn_toward(&unshaped(base, shape))
 }
@@ -104,11 +105,6 @@ pub fn log2_error(means: &[f64], samples: &[Prepared]) -> Option<f64> {
         }
     }
     (count > 0).then(|| (squares / count as f64).sqrt())
-}
-
-/// The cells of the proof side come first (see `Stage::cell`): the side of a cell.
-fn side_of(cell: usize) -> usize {
-    usize::from(cell >= CELLS / 2)
 }
 
 /// `side`'s spread and shift (log2) in `shape`: the proof side is raised by half the shift,
@@ -156,8 +152,9 @@ impl Residuals {
         for (cell, residual) in samples.iter().filter_map(residual_of) {
             residuals.sums[cell] += residual;
             residuals.counts[cell] += 1.0;
-            residuals.side_sums[side_of(cell)] += residual;
-            residuals.side_counts[side_of(cell)] += 1.0;
+            let side = Side::of_cell(cell) as usize;
+            residuals.side_sums[side] += residual;
+            residuals.side_counts[side] += 1.0;
         }
         residuals
     }
@@ -194,9 +191,10 @@ pub fn shaped(means: &[f64], shape: Shape) -> Calibration {
     ];
     let log2: Vec<f64> = (0..CELLS)
         .map(|cell| {
-            let side = side_of(cell);
-            let (spread, shift) = spread_and_shift([Side::Proof, Side::Disproof][side], shape);
-            centres[side] + spread * (means[cell] - centres[side]) + shift
+            let side = Side::of_cell(cell);
+            let (spread, shift) = spread_and_shift(side, shape);
+            let centre = centres[side as usize];
+            centre + spread * (means[cell] - centre) + shift
         })
         .collect();
     Calibration::of_log2(&log2)
@@ -245,7 +243,7 @@ mod tests {
         for (a, b) in fitted.log2_factors().iter().zip(&again) {
             assert!((a - b).abs() <= 1.0 / 256.0, "{a} {b}");
         }
-        let refitted = refit(&fitted, &[], shape).log2_factors();
+        let refitted = shaped(&refit_means(&fitted, &[], shape), shape).log2_factors();
         for (a, b) in fitted.log2_factors().iter().zip(&refitted) {
             assert!((a - b).abs() <= 1.0 / 256.0, "{a} {b}");
         }

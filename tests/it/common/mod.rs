@@ -6,6 +6,10 @@ pub mod mpi;
 pub mod oracle;
 pub mod serve;
 
+/// Line 42 of `positions/reach.txt`: an X win that takes two threads a couple of seconds (the
+/// campaigns' tests run it in parts).
+pub const TWO_SECOND_X_WIN: &str = "X;.@.....X.;.....O.../..O....X./..XX.OOO./...XO.XOO/..O.X..../.O.X..X.X/.OXO.OX../XXX...O../.....X.O.";
+
 /// Rows of a tab-separated data file in tests/data (comments and blank lines skipped).
 pub fn data_rows(name: &str) -> Vec<Vec<String>> {
     let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
