@@ -129,7 +129,8 @@ def main():
                              "of one process's table")
     parser.add_argument("--limit", type=float, default=600, help="seconds per solve")
     parser.add_argument("--options", default="",
-                        help="more `uttt solve` options for the runs of the default engine")
+                        help="more `uttt solve` options for every run: the default engine's, "
+                             "MPI's and the one-threaded DFPN reference's (e.g. --guide)")
     parser.add_argument("--mpi-options", default="",
                         help="more options for the MPI runs only (--table-per-rank: ranks "
                              "apart, a table each, as on separate machines)")
@@ -194,8 +195,10 @@ def main():
         position = by_number.get(number)
         if position is None:
             sys.exit(f"{args.file} has no position on line {number}")
+        # The reference takes --options too (a --guide above all), so that the search overhead
+        # compares searches steered alike.
         one = run_solve([args.uttt, "solve", position, "--engine", "dfpn", "--threads", "1",
-                         *common], args.limit)
+                         *common, *extra], args.limit)
         one_row = figures(one, one)
         print(f"line {number}: one-threaded DFPN {cell(one_row)}", flush=True)
         answers = {one_row["result"]} if settled(one_row) else set()

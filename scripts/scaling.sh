@@ -23,6 +23,8 @@
 # over loopback, as between machines; --mpi-options=--table-per-rank gives each rank a table of
 # its own, as separate machines have (so both together: ranks apart); --mpi-table-mem sets the
 # worker ranks' tables apart from --table-mem (pooled memory: 4 ranks with a quarter each).
+# --options go to every run, the one-threaded DFPN reference's too (so that `--guide G` compares
+# searches steered alike); --mpi-options to the MPI runs only (name an option in one of them).
 # Usage: scripts/scaling.sh [--uttt BIN] [--baseline BIN] [--lines 48,58] [--threads 2,4,8,16]
 #        [--mpi 4x4,8x2,16x1] [--table-mem 512M] [--mpi-table-mem 128M] [--limit S]
 #        [--options "..."] [--mpi-options "..."] [--transport tcp] [--mpirun "..."]
