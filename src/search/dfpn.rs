@@ -3,8 +3,8 @@
 //! The table is only a cache: each call keeps its children's numbers in its own frame, so a
 //! dropped or overwritten entry costs time, never progress or correctness.
 
-use super::guide::calibration::Calibration;
-use super::guide::{Estimate, Estimator, Family, Guide};
+use super::guide::{Estimate, Estimator, Family};
+pub use super::limits::Limits;
 pub use super::live::LiveStats;
 use super::numbers::{child_thresholds, select_child, Numbers, INFINITY};
 use super::rules::{evaluate, Evaluation};
@@ -12,56 +12,11 @@ use super::{table_key, Question};
 use crate::game::{Move, MoveSet, Position};
 use crate::table::{Table, TableCounters, TableWriter};
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::atomic::Ordering;
 
 /// How often (in MID calls) the clock and the stop flag are read, unless the searcher polls
 /// more often (see [`Dfpn::polling`]).
 const CHECK_INTERVAL: u64 = 4096;
-
-/// What a search is given from outside besides its question: why it may stop before it solves
-/// its root, where it reports progress, and the table its guide may read in place of the
-/// built-in one. Every searcher and every worker of a search is handed these, which is why
-/// the calibration rides here.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits<'a> {
-    /// Raised from outside (Ctrl-C, another thread) to stop as soon as possible.
-    pub stop: &'a AtomicBool,
-    /// Wall-clock deadline.
-    pub deadline: Option<Instant>,
-    /// Where to publish progress for a live display, if anyone watches.
-    pub live: Option<&'a LiveStats>,
-    /// The calibration the guide `calibrated` reads instead of the built-in one: a campaign's
-    /// own refit (`crate::services::campaign`). `None`: the built-in one. Like any guide, it
-    /// changes the work, never the answer.
-    pub calibration: Option<&'a Calibration>,
-}
-
-impl<'a> Limits<'a> {
-    /// Only `stop`: no deadline, no live display, the built-in tables.
-    pub fn stop_only(stop: &'a AtomicBool) -> Limits<'a> {
-        Limits {
-            stop,
-            deadline: None,
-            live: None,
-            calibration: None,
-        }
-    }
-
-    /// The source of numbers of `guide` for these limits' searchers: [`Guide::estimate`],
-    /// but with [`Limits::calibration`] for the guide `calibrated` where one is given.
-    pub fn estimate(&self, guide: Guide) -> Estimate<'a> {
-        match (guide, self.calibration) {
-            (Guide::Calibrated, Some(calibration)) => Estimate::Calibrated(calibration),
-            _ => guide.estimate(),
-        }
-    }
-
-    /// Whether the stop flag is raised or the deadline has passed.
-    pub fn reached(&self) -> bool {
-        self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
-    }
-}
 
 /// A call a searcher makes on its own thread every `interval` MID calls: for a thread that
 /// also passes messages, such as an MPI worker rank's main thread, which would otherwise
@@ -521,32 +476,8 @@ impl<'a> Dfpn<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicBool;
     use crate::game::Player;
-
-    #[test]
-    fn limits_give_their_calibration_to_the_calibrated_guide_alone() {
-        use crate::search::guide::calibration::CELLS;
-        use crate::search::guide::embedded_calibration;
-        let stop = AtomicBool::new(false);
-        let own = Calibration::of_log2(&vec![3.0; CELLS]);
-        let limits = Limits {
-            calibration: Some(&own),
-            ..Limits::stop_only(&stop)
-        };
-        let built_in = embedded_calibration().expect("the built-in calibration passes");
-        assert!(
-            matches!(limits.estimate(Guide::Calibrated), Estimate::Calibrated(c) if std::ptr::eq(c, &own))
-        );
-        assert!(matches!(limits.estimate(Guide::Rules), Estimate::Rules));
-        assert!(matches!(
-            limits.estimate(Guide::Learned),
-            Estimate::Learned(_)
-        ));
-        assert!(matches!(
-            Limits::stop_only(&stop).estimate(Guide::Calibrated),
-            Estimate::Calibrated(c) if std::ptr::eq(c, built_in)
-        ));
-    }
 
     #[test]
     fn a_solved_entry_travels_as_a_four_number_array_and_comes_back_whole() {

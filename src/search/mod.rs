@@ -17,6 +17,7 @@ pub mod dfpn;
 pub mod guide;
 pub mod handover;
 pub mod job;
+pub mod limits;
 pub mod live;
 pub mod numbers;
 pub mod options;
