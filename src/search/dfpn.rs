@@ -476,8 +476,8 @@ impl<'a> Dfpn<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicBool;
     use crate::game::Player;
+    use std::sync::atomic::AtomicBool;
 
     #[test]
     fn a_solved_entry_travels_as_a_four_number_array_and_comes_back_whole() {
