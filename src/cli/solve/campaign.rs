@@ -234,9 +234,8 @@ fn print_run(
     let text = if as_json {
         serde_json::to_string(json)? + "\n"
     } else {
-        // The run's own lines say what it learned: the status's refit line would repeat them.
-        let status = |status: &CampaignStatus| status_text(status, false);
-        summary_text(report) + &extra + &json.campaign.map_or_else(String::new, status)
+        // The run's own lines say what it learned, so the status's kept refit is not repeated.
+        summary_text(report) + &extra + &json.campaign.map_or_else(String::new, status_text)
     };
     std::io::stdout().write_all(text.as_bytes())?;
     if let Some(error) = report.database.as_ref().and_then(|d| d.error.as_ref()) {
@@ -258,7 +257,7 @@ pub fn status(args: &CampaignStatusArgs) -> anyhow::Result<i32> {
     let text = if args.json {
         serde_json::to_string(&status)? + "\n"
     } else {
-        status_text(&status, true)
+        status_text(&status) + &status.guide.as_ref().map_or_else(String::new, refit_line)
     };
     std::io::stdout().write_all(text.as_bytes())?;
     Ok(EXIT_OK)
@@ -331,9 +330,9 @@ fn certify_text(figures: &CertificateFigures) -> String {
     out
 }
 
-/// The campaign's status in words: its position, then each question, and with `refit` its
-/// kept refit.
-fn status_text(status: &CampaignStatus, refit: bool) -> String {
+/// The campaign's status in words: its position, then each question (its kept refit is
+/// [`refit_line`]'s).
+fn status_text(status: &CampaignStatus) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "campaign   {}", status.position);
     let within = status
@@ -341,9 +340,6 @@ fn status_text(status: &CampaignStatus, refit: bool) -> String {
         .map_or(String::new(), |plies| format!(" within {plies} plies"));
     for question in &status.questions {
         out += &question_text(question, &within);
-    }
-    if let Some(guide) = status.guide.as_ref().filter(|_| refit) {
-        out += &refit_line(guide);
     }
     out
 }
