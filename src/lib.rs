@@ -6,7 +6,9 @@
 //! review, campaigns, certificates) ← [`cli`] (clap, formatting, progress, signals) and
 //! [`server`] (`uttt serve`: the board in the browser and its JSON API). Beside
 //! them, on the game core alone: [`certificate`] (the proof format and its independent
-//! verifier) and [`db`] (the database of solved positions). With the `mpi` feature,
+//! verifier) and [`db`] (the database of solved positions). Under them all, [`files`] keeps a
+//! command's files from hurting one another (outputs never inputs, writes whole or not at all,
+//! reading in bounded pieces). With the `mpi` feature,
 //! `distributed` (between `search` and `cli`) runs PN-DFPN's jobs on other MPI ranks.
 
 pub mod certificate;
@@ -14,6 +16,7 @@ pub mod cli;
 pub mod db;
 #[cfg(feature = "mpi")]
 pub mod distributed;
+pub mod files;
 pub mod game;
 pub mod search;
 pub mod server;

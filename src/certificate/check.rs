@@ -4,6 +4,7 @@
 use super::format::read_blocks_while;
 use super::verify::{verify_blocks_watched, Stopped, Watch};
 use super::{Claim, ClaimKind, Failure, FormatError, PositionHasher, Seen, Verified};
+use crate::files::lines::{is_stopped, WatchedFile};
 use crate::game::{plies_words, Player, Position};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -299,14 +300,30 @@ pub fn check_file_until(
     check_file_watched(path, &mut Watch::new(stop, deadline))
 }
 
+/// [`check_file`] under `watch`. The file is read by a thread of its own
+/// ([`WatchedFile`]), so that a file that keeps the check waiting (a FIFO nobody writes) cannot
+/// keep it past the watch's flag or deadline.
 fn check_file_watched(path: &Path, watch: &mut Watch) -> Result<FileCheck, CheckFileError> {
     let start = Instant::now();
     let path_buf = || path.to_path_buf();
-    let file = std::fs::File::open(path).map_err(|source| CheckFileError::Read {
-        path: path_buf(),
-        source,
-    })?;
-    check_reader(&mut std::io::BufReader::new(file), start, watch).map_err(|error| match error {
+    let (stop, deadline) = watch.limits();
+    let mut file = match WatchedFile::open(path, stop, deadline) {
+        Ok(file) => file,
+        Err(error) if is_stopped(&error) => {
+            return Err(CheckFileError::Stopped { path: path_buf() })
+        }
+        Err(source) => {
+            return Err(CheckFileError::Read {
+                path: path_buf(),
+                source,
+            })
+        }
+    };
+    check_reader(&mut file, start, watch).map_err(|error| match error {
+        // A read the watch stopped fails as a format error would: it is the stop.
+        CheckError::Format(_) if watch.must_stop_now() => {
+            CheckFileError::Stopped { path: path_buf() }
+        }
         CheckError::Format(source) => CheckFileError::Format {
             path: path_buf(),
             source,

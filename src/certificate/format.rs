@@ -1,6 +1,6 @@
 //! Reading and writing certificate blocks.
 
-use crate::game::{parse_position_under, plies_words, Player, Position, Rules};
+use crate::game::{parse_position_under, plies_words, shown, Player, Position, Rules};
 use std::fmt;
 use std::io::{BufRead, Read, Write};
 
@@ -159,7 +159,10 @@ pub(super) fn read_blocks_while(
             .ok_or_else(|| {
                 fail(
                     line,
-                    format!("expected `{MAGIC} 1`, `{MAGIC} 2` or `{MAGIC} 3`, found `{magic}`"),
+                    format!(
+                        "expected `{MAGIC} 1`, `{MAGIC} 2` or `{MAGIC} 3`, found `{}`",
+                        shown(&magic)
+                    ),
                 )
             })?;
         let mut field = |name: &str| -> Result<String, FormatError> {
@@ -170,7 +173,12 @@ pub(super) fn read_blocks_while(
             text.strip_prefix(name)
                 .and_then(|rest| rest.strip_prefix(' '))
                 .map(str::to_string)
-                .ok_or_else(|| fail(line, format!("expected `{name} ...`, found `{text}`")))
+                .ok_or_else(|| {
+                    fail(
+                        line,
+                        format!("expected `{name} ...`, found `{}`", shown(&text)),
+                    )
+                })
         };
         let rules_name = if version == RULES_VERSION {
             Some(field("rules")?)
@@ -189,8 +197,9 @@ pub(super) fn read_blocks_while(
                     fail(
                         line - 3,
                         format!(
-                            "expected `rules open` or `rules codingame`, found `rules {name}` \
-                             (a block of the common rules is version 1 or 2)"
+                            "expected `rules open` or `rules codingame`, found `rules {}` \
+                             (a block of the common rules is version 1 or 2)",
+                            shown(&name)
                         ),
                     )
                 })?,
@@ -202,7 +211,8 @@ pub(super) fn read_blocks_while(
                 format!(
                     "expected `claim X|O wins|holds`, optionally followed by `within N plies` \
                      (wins) or `for N plies` (holds) with N at most {MAX_BOUND}, found `claim \
-                     {claim_text}`"
+                     {}`",
+                    shown(&claim_text)
                 ),
             )
         })?;
@@ -222,7 +232,7 @@ pub(super) fn read_blocks_while(
         }
         let count: usize = moves_text
             .parse()
-            .map_err(|_| fail(line, format!("bad move count `{moves_text}`")))?;
+            .map_err(|_| fail(line, format!("bad move count `{}`", shown(&moves_text))))?;
         // Read what is there rather than trusting the count with an allocation.
         let mut moves = Vec::new();
         let read = std::io::Read::take(&mut *input, count as u64)
@@ -288,18 +298,30 @@ fn parse_claim(text: &str) -> Option<Claim> {
     })
 }
 
+/// The longest text line of a certificate: its lines are short (a position's notation is
+/// about 100 bytes), so a longer one is damage, refused before it fills memory.
+pub const MAX_LINE_BYTES: usize = 4096;
+
 /// One text line without its newline; `None` at the end of the input.
 fn read_line(input: &mut impl BufRead) -> Result<Option<String>, String> {
     let mut bytes = Vec::new();
     input
+        .take(MAX_LINE_BYTES as u64 + 1)
         .read_until(b'\n', &mut bytes)
         .map_err(|e| format!("cannot read: {e}"))?;
     if bytes.is_empty() {
         return Ok(None);
     }
-    if bytes.pop() != Some(b'\n') {
+    if bytes.last() != Some(&b'\n') {
+        if bytes.len() > MAX_LINE_BYTES {
+            return Err(format!(
+                "a text line is longer than {MAX_LINE_BYTES} bytes (a certificate's lines are \
+                 short): not a certificate, or a damaged one"
+            ));
+        }
         return Err("the file ends inside a text line".into());
     }
+    bytes.pop();
     String::from_utf8(bytes)
         .map(Some)
         .map_err(|_| "a text line is not UTF-8".into())

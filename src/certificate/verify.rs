@@ -259,6 +259,21 @@ impl<'a> Watch<'a> {
         Watch::new(&NEVER, None)
     }
 
+    /// The flag and the deadline it watches.
+    pub(super) fn limits(&self) -> (&'a AtomicBool, Option<Instant>) {
+        (self.stop, self.deadline)
+    }
+
+    /// Whether the check must stop, looking at the flag and the clock now.
+    pub(super) fn must_stop_now(&mut self) -> bool {
+        self.stopped = self.stopped
+            || self.stop.load(Ordering::Relaxed)
+            || self
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline);
+        self.stopped
+    }
+
     /// Counts a step; whether the check must stop (once it must, it always must). The first
     /// step looks, so that a flag raised before the check stops it at once.
     pub(super) fn stops(&mut self) -> bool {

@@ -6,6 +6,7 @@ use super::args::{DbCheckArgs, DbCommand, DbImportArgs, DbStatsArgs};
 use super::memory::anonymous_table;
 use super::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::{Database, Fact};
+use crate::files::{check_distinct, NamedPath};
 use crate::search::{Engine, SolveOptions};
 use crate::services::units::show_bytes;
 use crate::services::{Solver, Verdict};
@@ -69,6 +70,12 @@ fn export(database: &Database) -> anyhow::Result<i32> {
 /// one transaction (so a contradiction stores none of them).
 fn import(args: &DbImportArgs) -> anyhow::Result<i32> {
     let name = args.file.display().to_string();
+    if name != "-" {
+        check_distinct(&[
+            NamedPath::read("FILE", &args.file),
+            NamedPath::written("PATH", &args.path),
+        ])?;
+    }
     let input: Box<dyn BufRead> = if name == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -96,11 +103,32 @@ fn import(args: &DbImportArgs) -> anyhow::Result<i32> {
     Ok(EXIT_OK)
 }
 
-/// Solves a sample of the stored facts again (each its one binary question, with DFPN) and
+/// ` within N plies` for a bounded fact, nothing for another.
+fn within_words(within: Option<u32>) -> String {
+    within.map_or(String::new(), |plies| format!(" within {plies} plies"))
+}
+
+/// Checks every stored fact's key against its position, and reports each that is filed under
+/// another; then solves a sample of the stored facts again (each its one binary question, with DFPN) and
 /// reports each that disagrees; exit 1 when one does or a check was left unfinished.
 fn check(args: &DbCheckArgs) -> anyhow::Result<i32> {
     let stop = interrupt::stop_flag();
-    let facts = Database::open_existing(&args.path)?.facts()?;
+    let stored = Database::open_existing(&args.path)?.stored_facts()?;
+    // Every fact's key is checked, whatever the sample: it is what lookups use, and costs
+    // nothing next to a search.
+    let mut misfiled = 0;
+    for stored in stored.iter().filter(|stored| !stored.filed_right) {
+        misfiled += 1;
+        println!(
+            "{:<10} does {} win{}? filed under another position's key: lookups of that \
+             position would find it  {}",
+            "MISFILED",
+            stored.fact.attacker.letter(),
+            within_words(stored.fact.within),
+            stored.fact.position
+        );
+    }
+    let facts: Vec<Fact> = stored.into_iter().map(|stored| stored.fact).collect();
     let picked: Vec<&Fact> = if args.all || args.sample >= facts.len() {
         facts.iter().collect()
     } else {
@@ -131,12 +159,10 @@ fn check(args: &DbCheckArgs) -> anyhow::Result<i32> {
             _ => ("DISAGREES", &mut disagreed),
         };
         *verdict += 1;
-        let within = fact
-            .within
-            .map_or(String::new(), |plies| format!(" within {plies} plies"));
         println!(
-            "{word:<10} does {} win{within}? {} (stored)  {}",
+            "{word:<10} does {} win{}? {} (stored)  {}",
             fact.attacker.letter(),
+            within_words(fact.within),
             if fact.wins { "yes" } else { "no" },
             fact.position
         );
@@ -144,10 +170,13 @@ fn check(args: &DbCheckArgs) -> anyhow::Result<i32> {
             break;
         }
     }
-    println!("checked    {agreed} agree, {disagreed} disagree, {unfinished} unfinished");
+    println!(
+        "checked    {agreed} agree, {disagreed} disagree, {unfinished} unfinished; \
+         {misfiled} misfiled"
+    );
     Ok(if let Some(code) = interrupt::exit_code() {
         code
-    } else if disagreed + unfinished > 0 {
+    } else if disagreed + unfinished + misfiled > 0 {
         EXIT_INCOMPLETE
     } else {
         EXIT_OK

@@ -6,8 +6,9 @@ use super::args::{
     LearnCalibrateArgs, LearnCommand, LearnDataArgs, LearnPredictArgs, LearnQualityArgs,
     LearnTrainArgs,
 };
-use super::solve::batch::read_entries;
+use super::solve::entries::{read_entries, Entries};
 use super::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
+use crate::files::{check_distinct, NamedPath, Replacement};
 use crate::game::{format_position, Player, Position, Rules};
 use crate::search::guide::{embedded_model, Model};
 use crate::services::learn::calibrate::{calibrate, Shape};
@@ -54,6 +55,17 @@ fn run_data(args: &LearnDataArgs) -> anyhow::Result<i32> {
         keep_work: args.keep_work,
         keep_unsettled: args.keep_unsettled,
     };
+    let mut files: Vec<NamedPath> = args
+        .exclude
+        .iter()
+        .map(|path| NamedPath::read("--exclude", path))
+        .collect();
+    files.extend(
+        args.output
+            .as_deref()
+            .map(|path| NamedPath::written("--output", path)),
+    );
+    check_distinct(&files)?;
     let mut excluded = Vec::new();
     for path in &args.exclude {
         for entry in read_entries(path, Rules::Common)? {
@@ -63,11 +75,16 @@ fn run_data(args: &LearnDataArgs) -> anyhow::Result<i32> {
             excluded.push(pos);
         }
     }
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(path) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(path)
+    // Into a part beside the file named, put in its place once the samples are all written.
+    let mut replacement = match &args.output {
+        Some(path) => Some(
+            Replacement::create(path)
                 .with_context(|| format!("cannot write {}", path.display()))?,
-        )),
+        ),
+        None => None,
+    };
+    let mut out: Box<dyn Write> = match replacement.as_mut() {
+        Some(replacement) => Box::new(std::io::BufWriter::new(replacement)),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
     let started = Instant::now();
@@ -80,6 +97,12 @@ fn run_data(args: &LearnDataArgs) -> anyhow::Result<i32> {
         Ok(())
     })?;
     out.flush()?;
+    drop(out);
+    if let (Some(replacement), Some(path)) = (replacement, &args.output) {
+        replacement
+            .commit()
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     eprintln!(
         "{} games ({} left out as positions of the benchmarks or after them): {} samples of \
          roots, {} of positions settled inside searches, {} of positions open at their ends; {} \
@@ -120,7 +143,15 @@ fn read_samples(paths: &[PathBuf]) -> anyhow::Result<Vec<Prepared>> {
     Ok(prepared)
 }
 
+/// Refuses an output that is one of the sample files read.
+fn check_outputs(data: &[PathBuf], out: &Path) -> anyhow::Result<()> {
+    let mut files: Vec<NamedPath> = data.iter().map(|p| NamedPath::read("DATA", p)).collect();
+    files.push(NamedPath::written("--out", out));
+    Ok(check_distinct(&files)?)
+}
+
 fn run_train(args: &LearnTrainArgs) -> anyhow::Result<i32> {
+    check_outputs(&args.data, &args.out)?;
     let started = Instant::now();
     let samples = read_samples(&args.data)?;
     let (held_out, training): (Vec<Prepared>, Vec<Prepared>) = samples
@@ -162,16 +193,18 @@ fn run_train(args: &LearnTrainArgs) -> anyhow::Result<i32> {
     Ok(EXIT_OK)
 }
 
-/// Writes the weights through a temporary file, so that a stopped run never leaves half a
-/// file where the weights were.
+/// Writes the weights through a part beside the file, so that a stopped run never leaves half
+/// a file where the weights were.
 fn write_weights(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let temporary = path.with_extension("partial");
-    std::fs::write(&temporary, bytes)
-        .with_context(|| format!("cannot write {}", temporary.display()))?;
-    std::fs::rename(&temporary, path).with_context(|| format!("cannot write {}", path.display()))
+    let written = Replacement::create(path).and_then(|mut replacement| {
+        replacement.write_all(bytes)?;
+        replacement.commit()
+    });
+    written.with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn run_calibrate(args: &LearnCalibrateArgs) -> anyhow::Result<i32> {
+    check_outputs(&args.data, &args.out)?;
     let samples = read_samples(&args.data)?;
     let fitted: Vec<Prepared> = samples
         .into_iter()
@@ -245,7 +278,8 @@ fn run_predict(args: &LearnPredictArgs) -> anyhow::Result<i32> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut bad = 0;
-    for entry in read_entries(&args.file, args.rule_set.rules)? {
+    for entry in Entries::open(&args.file, args.rule_set.rules)? {
+        let entry = entry?;
         let pos: Position = match entry.parsed {
             Ok((pos, _)) => pos,
             Err(reason) => {

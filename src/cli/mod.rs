@@ -22,6 +22,7 @@ pub use memory::anonymous_table;
 pub use perft_cmd::{count_perft, PerftCount};
 pub use show::board_text;
 
+use crate::table::TableError;
 use args::{Cli, Command};
 use clap::Parser;
 
@@ -52,9 +53,18 @@ pub fn main_exit_code() -> i32 {
         Err(e) if is_broken_pipe(&e) => EXIT_OK,
         Err(e) => {
             eprintln!("error: {e:#}");
-            EXIT_USAGE
+            stopped_exit_code(&e).unwrap_or(EXIT_USAGE)
         }
     }
+}
+
+/// The exit code of a command that ended in an error because it was stopped: by a signal,
+/// 128 + its number; by `--time-limit`, [`EXIT_INCOMPLETE`], as an unfinished answer has.
+fn stopped_exit_code(error: &anyhow::Error) -> Option<i32> {
+    let stopped = error
+        .chain()
+        .any(|cause| matches!(cause.downcast_ref(), Some(TableError::Stopped { .. })));
+    stopped.then(|| interrupt::exit_code().unwrap_or(EXIT_INCOMPLETE))
 }
 
 fn run(cli: Cli) -> anyhow::Result<i32> {

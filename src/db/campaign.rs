@@ -15,10 +15,12 @@
 
 pub mod guide;
 
+use super::schema::BUSY_TIMEOUT;
 use super::{clamp, key, Database, DbError, Fact, Stored};
 use crate::game::{Move, Player, Position};
-use rusqlite::{params, OptionalExtension};
+use rusqlite::{params, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
+use std::time::Duration;
 
 /// The campaign tables, created with the facts table or added to a version-1 file.
 pub(super) const SCHEMA: &str = "
@@ -268,10 +270,24 @@ impl Database {
     }
 
     /// Keeps `progress` of `question` in one transaction: all of it or, after an error, none.
+    /// Waits for another process's write as [`Database::store`] does.
     pub fn record(&self, question: Question, progress: &Progress) -> Result<Stored, DbError> {
+        self.record_waiting(question, progress, BUSY_TIMEOUT)
+    }
+
+    /// [`Database::record`], waiting at most `wait` for another process's write (see
+    /// [`Database::store_waiting`]).
+    pub fn record_waiting(
+        &self,
+        question: Question,
+        progress: &Progress,
+        wait: Duration,
+    ) -> Result<Stored, DbError> {
         let (campaign, attacker) = (question.campaign.0, letter(question.attacker));
-        let mut conn = self.connection();
-        let transaction = conn.transaction().map_err(|e| self.query_error(e))?;
+        let mut conn = self.connection_waiting(wait)?;
+        let transaction = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| self.query_error(e))?;
         let stored = self.store_in(&transaction, progress.facts)?;
         let query = |e| self.query_error(e);
         {

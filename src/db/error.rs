@@ -21,6 +21,14 @@ pub enum DbError {
         /// What is wrong.
         problem: String,
     },
+    /// The file's directory is read-only: SQLite keeps its write-ahead log beside the file
+    /// (`NAME-wal`, `NAME-shm`), so even reading needs to create files there.
+    ReadOnlyDirectory {
+        /// The file.
+        path: PathBuf,
+        /// Its directory.
+        directory: PathBuf,
+    },
     /// The file does not exist (for commands that read an existing database).
     Missing {
         /// The file.
@@ -48,6 +56,13 @@ impl fmt::Display for DbError {
                 write!(f, "{} is not a uttt database: {problem}", path.display())
             }
             DbError::Missing { path } => write!(f, "database {} does not exist", path.display()),
+            DbError::ReadOnlyDirectory { path, directory } => write!(
+                f,
+                "cannot use database {}: its directory {} is read-only, and SQLite keeps its \
+                 write-ahead log beside the file (copy it to a writable directory)",
+                path.display(),
+                directory.display()
+            ),
             DbError::Query { path, .. } => write!(f, "database {}", path.display()),
             DbError::Contradiction { offered } => write!(
                 f,

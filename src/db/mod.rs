@@ -20,10 +20,12 @@ pub use schema::SCHEMA_VERSION_1;
 pub use stats::Stats;
 
 use crate::game::{Move, Player, Position};
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, TransactionBehavior};
+pub use schema::BUSY_TIMEOUT;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Duration;
 
 /// Marks a SQLite file as a uttt database (`PRAGMA application_id`: "uttt").
 const APPLICATION_ID: i32 = 0x7574_7474;
@@ -159,6 +161,15 @@ impl Known {
     }
 }
 
+/// A fact as the database holds it (see [`Database::stored_facts`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredFact {
+    /// The fact, read from its row's notation.
+    pub fact: Fact,
+    /// Whether the row's key, by which lookups find it, is the key of the fact's position.
+    pub filed_right: bool,
+}
+
 /// How a store went.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stored {
@@ -225,6 +236,14 @@ impl Database {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// The connection, waiting at most `wait` for other processes' locks until it is given
+    /// back (the busy timeout is set back to its usual length then).
+    fn connection_waiting(&self, wait: Duration) -> Result<Waiting<'_>, DbError> {
+        let conn = self.connection();
+        conn.busy_timeout(wait).map_err(|e| self.query_error(e))?;
+        Ok(Waiting(conn))
+    }
+
     /// What the database knows of `pos` (found from any of its symmetric images).
     pub fn lookup(&self, pos: &Position) -> Result<Known, DbError> {
         let (key, _, sym) = key::canonical(pos);
@@ -279,10 +298,22 @@ impl Database {
 
     /// Stores `facts` in one transaction. A fact already known is kept, with the larger work
     /// and a best move if it had none (so storing the same facts twice changes nothing); a
-    /// fact that contradicts a stored one stores nothing and is an error.
+    /// fact that contradicts a stored one stores nothing and is an error. Another process's
+    /// write is waited for, up to a busy timeout of half a minute.
     pub fn store(&self, facts: &[Fact]) -> Result<Stored, DbError> {
-        let mut conn = self.connection();
-        let transaction = conn.transaction().map_err(|e| self.query_error(e))?;
+        self.store_waiting(facts, BUSY_TIMEOUT)
+    }
+
+    /// [`Database::store`], waiting at most `wait` for another process's write: a search's
+    /// own stores wait briefly and try again later, so that a busy file never holds the
+    /// search up. The transaction takes the write lock as it begins (`BEGIN IMMEDIATE`): one
+    /// that read first and then wanted to write would fail at once, without waiting, whenever
+    /// another process wrote in between.
+    pub fn store_waiting(&self, facts: &[Fact], wait: Duration) -> Result<Stored, DbError> {
+        let mut conn = self.connection_waiting(wait)?;
+        let transaction = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| self.query_error(e))?;
         let stored = self.store_in(&transaction, facts)?;
         transaction.commit().map_err(|e| self.query_error(e))?;
         Ok(stored)
@@ -380,6 +411,17 @@ impl Database {
     /// Every fact, in its canonical orientation, in key order (a position's unbounded facts
     /// before its bounded ones, these by bound).
     pub fn facts(&self) -> Result<Vec<Fact>, DbError> {
+        Ok(self
+            .stored_facts()?
+            .into_iter()
+            .map(|stored| stored.fact)
+            .collect())
+    }
+
+    /// [`Database::facts`], each with whether its row's key is its position's: lookups find a
+    /// fact by the key alone, so a fact under another position's key (a damaged or tampered
+    /// file) would answer that position.
+    pub fn stored_facts(&self) -> Result<Vec<StoredFact>, DbError> {
         let conn = self.connection();
         let mut statement = conn
             .prepare(
@@ -404,19 +446,22 @@ impl Database {
                     row.get::<_, String>(5)?,
                     row.get::<_, i64>(6)?,
                     row.get::<_, Option<i64>>(7)?,
+                    row.get::<_, Vec<u8>>(8)?,
                 ))
             })
             .map_err(|e| self.query_error(e))?;
         let mut facts = Vec::new();
         for row in rows {
-            let ((notation, attacker, wins, work), best_move, source, created, plies) =
+            let ((notation, attacker, wins, work), best_move, source, created, plies, stored_key) =
                 row.map_err(|e| self.query_error(e))?;
             let damaged = |what: &str| DbError::NotADatabase {
                 path: self.path.clone(),
                 problem: format!("a fact with {what} ({notation})"),
             };
-            facts.push(Fact {
-                position: notation.parse().map_err(|_| damaged("a bad position"))?,
+            let position: Position = notation.parse().map_err(|_| damaged("a bad position"))?;
+            let filed_right = key::canonical(&position).0[..] == stored_key[..];
+            let fact = Fact {
+                position,
                 attacker: bounded::player_of(&attacker),
                 wins,
                 within: plies.map(|plies| plies.max(0) as u32),
@@ -427,9 +472,33 @@ impl Database {
                 },
                 source: Source::from_name(&source).ok_or_else(|| damaged("a bad source"))?,
                 created: created.max(0) as u64,
-            });
+            };
+            facts.push(StoredFact { fact, filed_right });
         }
         Ok(facts)
+    }
+}
+
+/// The connection with a busy timeout of its own, set back to [`BUSY_TIMEOUT`] when dropped.
+struct Waiting<'a>(std::sync::MutexGuard<'a, Connection>);
+
+impl std::ops::Deref for Waiting<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Waiting<'_> {
+    fn deref_mut(&mut self) -> &mut Connection {
+        &mut self.0
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.busy_timeout(BUSY_TIMEOUT);
     }
 }
 

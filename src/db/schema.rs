@@ -6,8 +6,9 @@ use super::{bounded, campaign, Database, DbError, APPLICATION_ID, SCHEMA_VERSION
 use rusqlite::Connection;
 use std::time::{Duration, Instant};
 
-/// How long a writer waits for another process's transaction before giving up.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a writer waits for another process's transaction before giving up (unless told
+/// otherwise: see [`Database::store_waiting`]).
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Whether SQLite said the file is locked by another connection.
 fn is_busy(error: &rusqlite::Error) -> bool {
@@ -60,13 +61,19 @@ impl Database {
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| self.query_error(e))?;
         // The first read of a file that is not SQLite fails here ("file is not a database");
-        // a file that is locked is SQLite, and is tried again.
-        let marks = Marks::read(&conn).map_err(|e| {
-            if is_busy(&e) {
-                self.query_error(e)
-            } else {
-                not_ours(e.to_string())
+        // a file that is locked is SQLite, and is tried again; one whose directory does not
+        // let SQLite make its log files beside it is named for that.
+        let marks = Marks::read(&conn).map_err(|e| match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::NotADatabase) => not_ours(e.to_string()),
+            Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
+                if self.directory_is_read_only() =>
+            {
+                DbError::ReadOnlyDirectory {
+                    path: self.path.clone(),
+                    directory: self.directory().to_path_buf(),
+                }
             }
+            _ => self.query_error(e),
         })?;
         if marks.need_schema() {
             // Two processes may open a new or old file at once (`uttt serve` and `uttt
@@ -105,6 +112,32 @@ impl Database {
         conn.execute_batch("PRAGMA synchronous = NORMAL")
             .map_err(|e| self.query_error(e))?;
         Ok(())
+    }
+}
+
+impl Database {
+    /// The directory the file is in.
+    fn directory(&self) -> &std::path::Path {
+        match self.path.parent() {
+            Some(directory) if !directory.as_os_str().is_empty() => directory,
+            _ => std::path::Path::new("."),
+        }
+    }
+
+    /// Whether this process may not create files in the file's directory.
+    #[cfg(unix)]
+    fn directory_is_read_only(&self) -> bool {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(name) = std::ffi::CString::new(self.directory().as_os_str().as_bytes()) else {
+            return false;
+        };
+        // SAFETY: a valid C string; `access` reads nothing else.
+        unsafe { libc::access(name.as_ptr(), libc::W_OK) != 0 }
+    }
+
+    #[cfg(not(unix))]
+    fn directory_is_read_only(&self) -> bool {
+        false
     }
 }
 

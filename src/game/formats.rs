@@ -17,7 +17,7 @@
 //!   board.
 
 use super::moves::Move;
-use super::notation::{illegal_reason, parse_position_under, Game, MoveErrorKind, Part};
+use super::notation::{illegal_reason, parse_position_under, shown, Game, MoveErrorKind, Part};
 use super::position::{Outcome, Player, Position};
 use super::rules::Rules;
 use super::tables::{has_line, FULL_MASK};
@@ -218,7 +218,12 @@ fn parse_uttt_ai_state(state: &str, offset: usize, rules: Rules) -> Result<Posit
         let (most, what) = state_digit_range(index);
         match c.to_digit(10) {
             Some(d) if d <= most && (index != 90 || d >= 1) => digits[index] = d,
-            _ => return Err(fail(index, format!("`{c}` is not {what}"))),
+            _ => {
+                return Err(fail(
+                    index,
+                    format!("`{}` is not {what}", shown(&c.to_string())),
+                ))
+            }
         }
     }
     let mut cells = [0u128; 2];
@@ -342,7 +347,10 @@ fn parse_uttt_ai_moves(list: &str, offset: usize, rules: Rules) -> Result<Game, 
             other => {
                 return Err(fail(
                     at,
-                    format!("expected `x` or `o` (the mover), found `{other}`"),
+                    format!(
+                        "expected `x` or `o` (the mover), found `{}`",
+                        shown(&other.to_string())
+                    ),
                 ))
             }
         };
@@ -430,7 +438,7 @@ fn parse_codingame(text: &str, rules: Rules) -> Result<Game, FormatError> {
                 _ => {
                     return Err(fail(
                         column_of(token),
-                        format!("`{token}` is not a row or column (0-8)"),
+                        format!("`{}` is not a row or column (0-8)", shown(token)),
                     ))
                 }
             };

@@ -14,7 +14,7 @@ pub use arguments::{parse_game_arg, parse_game_arg_under, parse_position_arg, No
 pub use moves::{Move, MoveSet};
 pub use notation::{
     format_moves, format_position, parse_move, parse_position, parse_position_under,
-    play_move_list, plies_words, read_move_list, Game,
+    play_move_list, plies_words, read_move_list, shown, Game,
 };
 pub use perft::{perft, perft_divide};
 pub use position::{Outcome, Player, Position, ANY_BOARD, GAME_OVER};

@@ -2,7 +2,7 @@
 //! [`Request`] before anything runs, so that bad input is a 400 with the command line's error
 //! text and never reaches a search (see docs/server.md).
 
-use crate::game::{parse_game_arg_under, Game, Move, Position, Rules};
+use crate::game::{parse_game_arg_under, shown, Game, Move, Position, Rules};
 use crate::services::units::parse_duration;
 use crate::services::WinInMode;
 use std::time::Duration;
@@ -199,7 +199,7 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
     let game = |parameter: &str, what: &str| -> Result<Game, RequestError> {
         let text = query.required(parameter)?;
         parse_game_arg_under(text, rules)
-            .map_err(|e| RequestError::Bad(format!("invalid {what} `{text}`: {e}")))
+            .map_err(|e| RequestError::Bad(format!("invalid {what} `{}`: {e}", shown(text))))
     };
     let position = || game("position", "position").map(|game| game.position);
     match path {

@@ -95,6 +95,13 @@ pub fn facts_of(report: &SolveReport, policy: StorePolicy) -> Vec<Fact> {
         .collect()
 }
 
+/// How long a store made while the search runs waits for another process's write before it
+/// is put off to the next one: the search's root thread makes them, and must not stall.
+const STORE_WAIT: Duration = Duration::from_millis(50);
+/// Facts held back for a later store at most (those of a database that keeps failing): beyond
+/// them, the oldest are dropped and counted as not stored.
+const MAX_HELD_FACTS: usize = 1 << 20;
+
 /// How often a campaign samples its root's numbers for the trend, in seconds of its search.
 const TREND_INTERVAL_SECONDS: f64 = 10.0;
 
@@ -113,7 +120,11 @@ pub(super) struct DatabaseKeeper<'a> {
     /// The search's question: its leaves' facts are answers to it, bounded where it is.
     asked: SearchQuestion,
     campaign: Option<CampaignKeeping>,
-    /// What it did, for the solve's report; its error ends the search.
+    /// Solved leaves' facts whose store failed (another process held the file, say), tried
+    /// again with the next store and at the end.
+    held: Vec<Fact>,
+    /// What it did, for the solve's report. A failure never ends the search: what could not
+    /// be written is tried again, and the failure told there.
     pub(super) outcome: DatabaseReport,
 }
 
@@ -152,6 +163,7 @@ impl<'a> DatabaseKeeper<'a> {
             policy,
             asked,
             campaign: None,
+            held: Vec::new(),
             outcome: DatabaseReport::default(),
         }
     }
@@ -194,12 +206,40 @@ impl<'a> DatabaseKeeper<'a> {
         })
     }
 
-    /// Ends a campaign's run: its last seconds, and a trend sample of the root's `numbers`
-    /// (nothing for a run that merged nothing).
+    /// Ends the search's keeping: what is held back is stored (waiting as long as a store
+    /// may), and a campaign's run records its last seconds and a trend sample of the root's
+    /// `numbers` (nothing for a run that merged nothing). What still cannot be stored is counted
+    /// in the report as not stored.
     pub(super) fn finish(&mut self, root: Numbers) {
         let searched = self.campaign.as_ref().is_some_and(|c| c.recorded);
-        if self.outcome.error.is_none() && searched {
+        if searched {
             self.record_campaign(&[], &[], 0, root, true);
+        }
+        if !self.held.is_empty() {
+            self.store_held(Vec::new(), crate::db::BUSY_TIMEOUT);
+        }
+        let held_by_campaign = self.campaign.as_ref().map_or(0, |keeping| {
+            keeping.pending_facts.len() + keeping.pending_nodes.len()
+        });
+        self.outcome.unstored += (self.held.len() + held_by_campaign) as u64;
+    }
+
+    /// Stores `facts` after those held back, waiting at most `wait`; on a failure they are
+    /// all held back for the next try, and the failure is told in the report.
+    fn store_held(&mut self, facts: Vec<Fact>, wait: Duration) {
+        self.held.extend(facts);
+        match self.database.store_waiting(&self.held, wait) {
+            Ok(stored) => {
+                self.outcome.stored += stored.new;
+                self.held.clear();
+            }
+            Err(error) => {
+                self.outcome.failed_stores += 1;
+                self.outcome.error = Some(error.with_causes());
+                let excess = self.held.len().saturating_sub(MAX_HELD_FACTS);
+                self.held.drain(..excess);
+                self.outcome.unstored += excess as u64;
+            }
         }
     }
 
@@ -257,7 +297,8 @@ impl<'a> DatabaseKeeper<'a> {
             phi: root.phi,
             delta: root.delta,
         });
-        let mut nodes: Vec<KeptNode> = keeping.pending_nodes.drain().map(|(_, n)| n).collect();
+        // Kept until the commit succeeds, so that a failed one is tried again whole.
+        let mut nodes: Vec<KeptNode> = keeping.pending_nodes.values().copied().collect();
         nodes.sort_by_key(|n| n.id);
         let progress = Progress {
             nodes: &nodes,
@@ -268,8 +309,19 @@ impl<'a> DatabaseKeeper<'a> {
             sample,
             begins_run,
         };
-        match self.database.record(keeping.question, &progress) {
+        // The last commit of a run waits as long as a store may; the others are put off
+        // when another process holds the file.
+        let wait = if force {
+            crate::db::BUSY_TIMEOUT
+        } else {
+            STORE_WAIT
+        };
+        match self
+            .database
+            .record_waiting(keeping.question, &progress, wait)
+        {
             Ok(stored) => {
+                keeping.pending_nodes.clear();
                 keeping.last_commit = Instant::now();
                 keeping.totals.seconds = total_seconds;
                 keeping.totals.nodes = total_nodes;
@@ -284,8 +336,15 @@ impl<'a> DatabaseKeeper<'a> {
                 true
             }
             Err(error) => {
+                // Tried again at the next merge: the nodes, facts, jobs and work wait for it.
+                // A run's first record not made is made then.
+                keeping.recorded = !begins_run;
+                if root.is_solved() {
+                    keeping.pending_facts.pop();
+                }
+                self.outcome.failed_stores += 1;
                 self.outcome.error = Some(error.with_causes());
-                false
+                true
             }
         }
     }
@@ -304,9 +363,6 @@ impl TreeKeeper for DatabaseKeeper<'_> {
     }
 
     fn known(&mut self, leaf: &Position) -> Option<Numbers> {
-        if self.outcome.error.is_some() {
-            return None;
-        }
         let known = match self.database.lookup(leaf) {
             Ok(known) => known,
             Err(error) => {
@@ -327,9 +383,6 @@ impl TreeKeeper for DatabaseKeeper<'_> {
     }
 
     fn record(&mut self, change: &TreeChange) -> bool {
-        if self.outcome.error.is_some() {
-            return false;
-        }
         let facts: Vec<Fact> = change
             .solved
             .filter(|leaf| leaf.work >= self.policy.min_work)
@@ -349,18 +402,9 @@ impl TreeKeeper for DatabaseKeeper<'_> {
         if self.campaign.is_some() {
             return self.record_campaign(change.nodes, &facts, change.work, change.root, false);
         }
-        if facts.is_empty() {
-            return true;
+        if !facts.is_empty() || !self.held.is_empty() {
+            self.store_held(facts, STORE_WAIT);
         }
-        match self.database.store(&facts) {
-            Ok(stored) => {
-                self.outcome.stored += stored.new;
-                true
-            }
-            Err(error) => {
-                self.outcome.error = Some(error.with_causes());
-                false
-            }
-        }
+        true
     }
 }

@@ -175,9 +175,31 @@ pub struct DatabaseReport {
     /// Leaves of the PN-DFPN tree the database answered (no job searched them).
     #[serde(default)]
     pub leaves: u64,
-    /// Why the database could not be read or written, if it could not (the solve itself went
-    /// on without it).
+    /// Why the database could not be read or written, the last time it could not (the solve
+    /// itself went on, and its answer stands).
     pub error: Option<String>,
+    /// Stores that failed and were tried again later (another process held the file, say).
+    #[serde(default)]
+    pub failed_stores: u64,
+    /// Facts (and campaign tree nodes) that could not be stored at all, even at the end.
+    #[serde(default)]
+    pub unstored: u64,
+    /// What the search needed of it could not be read (a campaign's kept tree), so nothing
+    /// was searched.
+    #[serde(default)]
+    pub unreadable: bool,
+}
+
+impl DatabaseReport {
+    /// Adds what a later search of the same solve did (the first error stays).
+    pub fn add(&mut self, later: DatabaseReport) {
+        self.stored += later.stored;
+        self.leaves += later.leaves;
+        self.failed_stores += later.failed_stores;
+        self.unstored += later.unstored;
+        self.unreadable |= later.unreadable;
+        self.error = self.error.take().or(later.error);
+    }
 }
 
 impl SolveReport {

@@ -36,6 +36,11 @@ const SPIN_LIMIT: u32 = 64;
 /// it (see the module documentation). Writes hold an entry for a few instructions, so a
 /// writer only parks when the holder was descheduled, and then waits for its time slice.
 pub(super) const PARK_TIMEOUT: Duration = Duration::from_millis(1);
+/// The most times a writer parks for one entry before it gives its write up: a lock held that
+/// long was left by a process that died holding it (a shared table) or was never a lock (a
+/// damaged table), and a cache may always drop a write. Bounds a store at about this many
+/// park timeouts, so that no store can hang a search.
+const PARK_LIMIT: u32 = 256;
 
 /// One entry: two atomic words (see the module documentation).
 #[repr(C)]
@@ -85,9 +90,12 @@ impl Entry {
         None
     }
 
-    /// Takes the lock, writes, and releases it with a new write count.
-    pub(super) fn write(&self, new_meta: u64, numbers: u64) {
-        let old = self.lock();
+    /// Takes the lock, writes, and releases it with a new write count; gives the write up
+    /// (and returns false) when the lock cannot be had (see [`PARK_LIMIT`]).
+    pub(super) fn write(&self, new_meta: u64, numbers: u64) -> bool {
+        let Some(old) = self.lock() else {
+            return false;
+        };
         self.numbers.store(numbers, Ordering::Relaxed);
         let counter = (old & LOCK_MASK & !(LOCKED | PARKED)).wrapping_add(COUNTER_STEP) & LOCK_MASK;
         let released = self.meta.swap(new_meta | counter, Ordering::Release);
@@ -98,11 +106,14 @@ impl Entry {
                 parking_lot_core::unpark_all(address, parking_lot_core::DEFAULT_UNPARK_TOKEN);
             }
         }
+        true
     }
 
-    /// Sets the lock bit; returns the meta word as it was before.
-    fn lock(&self) -> u64 {
+    /// Sets the lock bit; returns the meta word as it was before, or `None` after
+    /// [`PARK_LIMIT`] parks without it.
+    fn lock(&self) -> Option<u64> {
         let mut spins = 0;
+        let mut parks = 0;
         loop {
             let meta = self.meta.load(Ordering::Relaxed);
             if meta & LOCKED == 0 {
@@ -118,7 +129,7 @@ impl Entry {
                 {
                     // Order the lock before the numbers store that follows.
                     std::sync::atomic::fence(Ordering::Release);
-                    return meta;
+                    return Some(meta);
                 }
                 continue;
             }
@@ -127,6 +138,10 @@ impl Entry {
                 std::hint::spin_loop();
                 continue;
             }
+            if parks == PARK_LIMIT {
+                return None;
+            }
+            parks += 1;
             // Announce a parked waiter so the holder unparks us, then sleep until it does.
             if meta & PARKED == 0
                 && self

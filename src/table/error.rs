@@ -27,6 +27,11 @@ pub enum TableError {
         /// The file.
         path: PathBuf,
     },
+    /// The check of a table file as it was opened was stopped (the stop flag or the deadline).
+    Stopped {
+        /// The file.
+        path: PathBuf,
+    },
     /// The file is not a table file this build can read, or is damaged.
     BadFile {
         /// The file.
@@ -60,6 +65,12 @@ impl fmt::Display for TableError {
                  to finish or use another file",
                 path.display()
             ),
+            TableError::Stopped { path } => write!(
+                f,
+                "stopped while checking table file {} as it was opened (the time limit ran out, \
+                 or a signal came); nothing was searched",
+                path.display()
+            ),
             TableError::BadFile { path, problem } => {
                 write!(f, "table file {} {problem}", path.display())
             }
@@ -71,7 +82,9 @@ impl std::error::Error for TableError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             TableError::Memory { source, .. } | TableError::Io { source, .. } => Some(source),
-            TableError::Locked { .. } | TableError::BadFile { .. } => None,
+            TableError::Locked { .. } | TableError::BadFile { .. } | TableError::Stopped { .. } => {
+                None
+            }
         }
     }
 }

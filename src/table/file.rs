@@ -1,7 +1,17 @@
 //! Table files: the header page that names the format, and reopening a file after a clean
 //! shutdown or a crash.
+//!
+//! What a table file can protect against: a clean close writes a checksum of every entry into
+//! the header, and the next open reads the whole file again and refuses it if any entry
+//! changed (a damaged disk, a stray write, a copy cut short). A file left by a crash has no
+//! such checksum: its entries are scanned instead, and any that a crash could leave (a lock
+//! held mid-write) or that no store writes (an empty slot with contents, proof numbers no
+//! search makes) are cleared. Either pass heeds the stop flag. What it cannot protect against:
+//! a file written on purpose with plausible entries and a matching checksum, which may mislead
+//! a search as a tampered cache may; `--verify` checks an answer with no table at all.
 
-use super::entry::{LOCKED, PARKED};
+use super::entry::{meta_work_log, LOCKED, LOCK_MASK, PARKED};
+use super::numbers::{Numbers, INFINITY};
 use super::{
     buckets_for_bytes, Table, TableError, BUCKET_BYTES, ENTRIES_PER_BUCKET, MAX_INDEX_BITS,
     MIN_BUCKETS,
@@ -9,7 +19,8 @@ use super::{
 use memmap2::MmapOptions;
 use std::fs::{File, OpenOptions};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
 
 /// Reserves the blocks of the first `size` bytes of `file`, so that a filesystem without room
 /// for them refuses now, with a message, rather than later: a sparse mapping whose first write
@@ -54,6 +65,9 @@ pub(super) struct FileHeader {
     key_seed: u64,
     buckets: u64,
     clean: bool,
+    /// The checksum of the entries ([`Table::entries_checksum`]) at a clean close; files of
+    /// earlier builds (and snapshots, whose entries are checked as they are loaded) have none.
+    checksum: Option<u64>,
 }
 
 impl FileHeader {
@@ -65,6 +79,7 @@ impl FileHeader {
             key_seed: crate::game::tables::ZOBRIST_SEED,
             buckets,
             clean,
+            checksum: None,
         }
     }
 
@@ -75,10 +90,12 @@ impl FileHeader {
         out[16..24].copy_from_slice(&self.key_seed.to_le_bytes());
         out[24..32].copy_from_slice(&self.buckets.to_le_bytes());
         out[32] = u8::from(self.clean);
+        out[33] = u8::from(self.checksum.is_some());
+        out[40..48].copy_from_slice(&self.checksum.unwrap_or(0).to_le_bytes());
     }
 
     fn decode(bytes: &[u8]) -> Option<FileHeader> {
-        if bytes.len() < 33 || &bytes[..8] != FILE_MAGIC {
+        if bytes.len() < 48 || &bytes[..8] != FILE_MAGIC {
             return None;
         }
         let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap());
@@ -89,15 +106,24 @@ impl FileHeader {
             key_seed: u64_at(16),
             buckets: u64_at(24),
             clean: bytes[32] == 1,
+            checksum: (bytes[33] == 1).then(|| u64_at(40)),
         })
     }
 }
 
 impl Table {
     /// A table backed by the file at `path`. An existing file is reopened (its size wins over
-    /// `bytes`) after its header is checked; a missing or empty file is created with `bytes`.
-    /// A file left by a crash is accepted, but entries that were being written are cleared.
-    pub fn open_file(path: &Path, bytes: u64) -> Result<Table, TableError> {
+    /// `bytes`) after its header and its entries are checked (see the module documentation):
+    /// a file whose entries changed since its clean close is refused; in a file left by a
+    /// crash, entries that were being written or are damaged are cleared
+    /// ([`Table::cleared_on_open`] counts them). The check of a large file stops, with
+    /// [`TableError::Stopped`], once `stop` is raised or `deadline` passes.
+    pub fn open_file(
+        path: &Path,
+        bytes: u64,
+        stop: &AtomicBool,
+        deadline: Option<Instant>,
+    ) -> Result<Table, TableError> {
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -138,7 +164,7 @@ impl Table {
         let map = MmapOptions::new()
             .map_raw(&file)
             .map_err(|e| TableError::io(path, "map", e))?;
-        let mut header = FileHeader::current(buckets as u64, false);
+        let header = FileHeader::current(buckets as u64, false);
         let mut table = Table {
             map,
             offset: FILE_HEADER_BYTES,
@@ -147,18 +173,40 @@ impl Table {
             filled: AtomicU64::new(0),
             file: Some(path.to_path_buf()),
             _lock: Some(file),
+            cleared_on_open: 0,
         };
-        let was_clean = fresh || FileHeader::decode(table.header_bytes()).is_some_and(|h| h.clean);
-        header.clean = false;
+        if !fresh {
+            let found = FileHeader::decode(table.header_bytes());
+            let closed_with = found.filter(|h| h.clean).and_then(|h| h.checksum);
+            let watch = Watch { stop, deadline };
+            match closed_with {
+                Some(checksum) => {
+                    if table.entries_checksum(&watch)? != checksum {
+                        return Err(TableError::BadFile {
+                            path: path.to_path_buf(),
+                            problem: "is damaged: its entries changed since it was closed (the \
+                                      checksum written then does not match); delete it to start \
+                                      afresh"
+                                .to_string(),
+                        });
+                    }
+                }
+                None => table.cleared_on_open = table.clear_unsound_entries(&watch)?,
+            }
+        }
+        // Marked in use: a crash from now on leaves it unclean, and without a checksum.
         header.encode(table.header_bytes());
         table
             .map
             .flush_range(0, FILE_HEADER_BYTES)
             .map_err(|e| TableError::io(path, "write", e))?;
-        if !was_clean {
-            table.clear_interrupted_writes();
-        }
         Ok(table)
+    }
+
+    /// Entries a crash or damage left, cleared when the file was opened (0 for a fresh
+    /// file or one closed cleanly, and for anonymous tables).
+    pub fn cleared_on_open(&self) -> u64 {
+        self.cleared_on_open
     }
 
     /// The header page of a table file, for this thread alone (`&mut self`).
@@ -178,25 +226,104 @@ impl Table {
         let failed = |e| TableError::io(&path, "write", e);
         self.map.flush().map_err(failed)?;
         if clean {
-            let mut header = FileHeader::decode(self.header_bytes()).expect("header");
-            header.clean = true;
+            // The header is written whole from what the table knows, never read back: the
+            // file may have been changed under the mapping by another program.
+            let never = AtomicBool::new(false);
+            let watch = Watch {
+                stop: &never,
+                deadline: None,
+            };
+            let mut header = FileHeader::current(self.bucket_mask + 1, true);
+            header.checksum = Some(self.entries_checksum(&watch)?);
             header.encode(self.header_bytes());
             self.map.flush_range(0, FILE_HEADER_BYTES).map_err(failed)?;
         }
         Ok(())
     }
 
-    /// After a crash, entries may hold a taken lock or half-written numbers: empty them.
-    fn clear_interrupted_writes(&self) {
-        for bucket in self.buckets() {
-            for entry in &bucket.entries {
-                if entry.meta.load(Ordering::Relaxed) & (LOCKED | PARKED) != 0 {
-                    entry.meta.store(0, Ordering::Relaxed);
-                    entry.numbers.store(0, Ordering::Relaxed);
+    /// A checksum of every entry's two words, in four lanes so that the multiplications
+    /// overlap: a pass over the file at memory speed.
+    fn entries_checksum(&self, watch: &Watch) -> Result<u64, TableError> {
+        let mut lanes = [0u64; ENTRIES_PER_BUCKET];
+        for (index, bucket) in self.buckets().iter().enumerate() {
+            watch.check(self, index)?;
+            for (lane, entry) in lanes.iter_mut().zip(&bucket.entries) {
+                for word in [&entry.meta, &entry.numbers] {
+                    *lane = (*lane ^ word.load(Ordering::Relaxed))
+                        .wrapping_mul(CHECKSUM_MULTIPLIER)
+                        .rotate_left(31);
                 }
             }
         }
+        Ok(lanes.iter().fold(0u64, |sum, &lane| {
+            (sum ^ lane).wrapping_mul(CHECKSUM_MULTIPLIER)
+        }))
     }
+
+    /// Empties every entry that is not sound (see [`entry_is_sound`]): after a crash, entries
+    /// may hold a taken lock or half-written numbers, and a damaged file anything at all.
+    /// Returns how many were emptied.
+    fn clear_unsound_entries(&self, watch: &Watch) -> Result<u64, TableError> {
+        let mut cleared = 0;
+        for (index, bucket) in self.buckets().iter().enumerate() {
+            watch.check(self, index)?;
+            for entry in &bucket.entries {
+                let (meta, numbers) = (
+                    entry.meta.load(Ordering::Relaxed),
+                    entry.numbers.load(Ordering::Relaxed),
+                );
+                if !entry_is_sound(meta, numbers) {
+                    entry.meta.store(0, Ordering::Relaxed);
+                    entry.numbers.store(0, Ordering::Relaxed);
+                    cleared += 1;
+                }
+            }
+        }
+        Ok(cleared)
+    }
+}
+
+/// An odd multiplier with well-spread bits (the golden ratio's fraction in 64 bits).
+const CHECKSUM_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
+/// Buckets between two looks at the stop flag and the clock in a pass over a file (4 MiB).
+const BUCKETS_PER_LOOK: usize = 1 << 16;
+
+/// When a pass over a table file must stop.
+struct Watch<'a> {
+    stop: &'a AtomicBool,
+    deadline: Option<Instant>,
+}
+
+impl Watch<'_> {
+    /// At every [`BUCKETS_PER_LOOK`]th bucket: an error once the pass must stop.
+    fn check(&self, table: &Table, index: usize) -> Result<(), TableError> {
+        let must_stop = index.is_multiple_of(BUCKETS_PER_LOOK)
+            && (self.stop.load(Ordering::Relaxed)
+                || self.deadline.is_some_and(|d| Instant::now() >= d));
+        match (must_stop, &table.file) {
+            (true, Some(path)) => Err(TableError::Stopped { path: path.clone() }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Whether an entry's words are what the table's writers leave at rest: no lock taken or
+/// writer parked, an empty slot all zero (no store ever empties a slot, and a write always
+/// records its work), and proof numbers that a search makes: a solved node is exactly (0, ∞)
+/// or (∞, 0), since every sum saturates below ∞ (see [`crate::table::numbers`]), and only a
+/// solved node has a number of 0 or ∞.
+pub(super) fn entry_is_sound(meta: u64, numbers: u64) -> bool {
+    if meta & (LOCKED | PARKED) != 0 {
+        return false;
+    }
+    if meta_work_log(meta) == 0 {
+        return meta & !LOCK_MASK == 0 && numbers == 0;
+    }
+    let Numbers { phi, delta } = Numbers::unpack(numbers);
+    let solved = phi == 0 || delta == 0 || phi == INFINITY || delta == INFINITY;
+    !solved
+        || Numbers::unpack(numbers) == Numbers::PROVED
+        || Numbers::unpack(numbers) == Numbers::DISPROVED
 }
 
 /// Checks an existing table file's header and size; returns its bucket count.

@@ -109,6 +109,8 @@ pub struct Table {
     file: Option<PathBuf>,
     /// The open table file, holding an exclusive lock on it while the table lives.
     _lock: Option<File>,
+    /// Entries cleared when the file was opened ([`Table::cleared_on_open`]).
+    cleared_on_open: u64,
 }
 
 /// Asks the processor to start loading the cache line of `item`, so that a read of it a
@@ -161,6 +163,7 @@ impl Table {
             filled: AtomicU64::new(0),
             file: None,
             _lock: None,
+            cleared_on_open: 0,
         })
     }
 
@@ -311,7 +314,8 @@ impl Table {
             }
         }
         let new_meta = tag << TAG_SHIFT | work_log_of(work) << WORK_SHIFT;
-        bucket.entries[victim].write(new_meta, numbers.pack());
+        // A write given up (a lock nobody releases) loses a cache entry, never an answer.
+        let _ = bucket.entries[victim].write(new_meta, numbers.pack());
     }
 
     /// The fraction of the active part's entries in use, estimated from a sample of up to

@@ -98,5 +98,6 @@ fn map_shared(path: &Path, file: &File, size: u64) -> Result<Table, TableError> 
         filled: AtomicU64::new(0),
         file: None,
         _lock: None,
+        cleared_on_open: 0,
     })
 }

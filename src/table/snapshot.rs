@@ -20,11 +20,12 @@
 //! module documentation of the table on growth).
 
 use super::entry::{meta_work_log, LOCK_MASK};
-use super::file::{check_file, FileHeader, FILE_HEADER_BYTES};
+use super::file::{check_file, entry_is_sound, FileHeader, FILE_HEADER_BYTES};
 use super::{keep_rank, Table, TableError, ENTRIES_PER_BUCKET};
+use crate::files::Replacement;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::Ordering;
 
 /// Bytes copied per read or write call.
@@ -45,24 +46,23 @@ impl Table {
     /// Writes the active part of this table to `path` (see the module documentation), while
     /// other threads may go on searching with it.
     pub fn save_snapshot(&self, path: &Path) -> Result<SnapshotFigures, TableError> {
-        let part = part_path(path);
-        let saved = self.write_snapshot(&part).and_then(|figures| {
-            std::fs::rename(&part, path).map_err(|e| TableError::io(path, "replace", e))?;
-            Ok(figures)
-        });
-        if saved.is_err() {
-            // A part written in vain (a full disk, say) is not left behind.
-            let _ = std::fs::remove_file(&part);
-        }
-        saved
+        // A part of its own beside the target, renamed over it once synced; removed if the
+        // write fails (a full disk, say); a killed write's part is removed by a later one.
+        let replacement =
+            Replacement::create(path).map_err(|e| TableError::io(path, "create", e))?;
+        self.write_snapshot(replacement, path)
     }
 
-    /// Writes the snapshot to `part` and syncs it (see [`Table::save_snapshot`]).
-    fn write_snapshot(&self, part: &Path) -> Result<SnapshotFigures, TableError> {
+    /// Writes the snapshot into `replacement` and puts it in place of `path` (see
+    /// [`Table::save_snapshot`]).
+    fn write_snapshot(
+        &self,
+        replacement: Replacement,
+        path: &Path,
+    ) -> Result<SnapshotFigures, TableError> {
         let buckets = (self.active_mask.load(Ordering::Relaxed) + 1) as usize;
-        let failed = |e| TableError::io(part, "write", e);
-        let file = File::create(part).map_err(failed)?;
-        let mut out = BufWriter::with_capacity(CHUNK_BYTES, file);
+        let failed = |e| TableError::io(path, "write", e);
+        let mut out = BufWriter::with_capacity(CHUNK_BYTES, replacement);
         let mut header = vec![0u8; FILE_HEADER_BYTES];
         FileHeader::current(buckets as u64, true).encode(&mut header);
         out.write_all(&header).map_err(failed)?;
@@ -85,8 +85,10 @@ impl Table {
             }
         }
         out.write_all(&chunk).map_err(failed)?;
-        let file = out.into_inner().map_err(|e| failed(e.into_error()))?;
-        file.sync_all().map_err(failed)?;
+        let replacement = out.into_inner().map_err(|e| failed(e.into_error()))?;
+        replacement
+            .commit()
+            .map_err(|e| TableError::io(path, "replace", e))?;
         Ok(SnapshotFigures {
             entries,
             bytes: (FILE_HEADER_BYTES + buckets * ENTRIES_PER_BUCKET * ENTRY_BYTES) as u64,
@@ -140,7 +142,8 @@ impl Table {
                 for (slot, word) in stored.chunks_exact(ENTRY_BYTES).enumerate() {
                     let meta = u64::from_ne_bytes(word[..8].try_into().unwrap()) & !LOCK_MASK;
                     let numbers = u64::from_ne_bytes(word[8..].try_into().unwrap());
-                    if meta_work_log(meta) == 0 {
+                    // Empty slots, and entries no writer leaves (a damaged file), stay empty.
+                    if meta_work_log(meta) == 0 || !entry_is_sound(meta, numbers) {
                         continue;
                     }
                     let target = if folds {
@@ -179,20 +182,13 @@ impl Table {
     }
 }
 
-/// The temporary file a snapshot of `path` is written to before it replaces `path`: beside
-/// it (a rename within one directory is atomic), and named by this process, so that two
-/// processes never write one file.
-fn part_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".part-{}", std::process::id()));
-    path.with_file_name(name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::entry::{key_tag, LOCKED, TAG_MASK, TAG_SHIFT};
     use super::*;
+    use crate::files::part_of as part_path;
     use crate::table::numbers::Numbers;
+    use std::path::PathBuf;
 
     /// A directory of this test's own, removed when dropped.
     struct Scratch(PathBuf);

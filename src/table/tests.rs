@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::table::numbers::INFINITY;
+use std::sync::atomic::AtomicBool;
 
 #[test]
 fn store_then_lookup_round_trips_and_keys_differ() {
@@ -184,7 +185,7 @@ fn a_fresh_table_file_has_its_space_reserved() {
     use std::os::unix::fs::MetadataExt;
     let dir = scratch_dir("reserve");
     let path = dir.join("t.tt");
-    let table = Table::open_file(&path, 64 << 20).unwrap();
+    let table = Table::open_file(&path, 64 << 20, &AtomicBool::new(false), None).unwrap();
     let meta = std::fs::metadata(&path).unwrap();
     assert!(
         meta.blocks() * 512 >= meta.len(),
@@ -313,4 +314,134 @@ fn the_fill_estimate_follows_the_share_of_entries_in_use() {
             "{stores}: {estimate} against {truth}"
         );
     }
+}
+
+/// A lock that nobody ever releases (bytes that only look like one, or a dead process's in a
+/// shared table) cannot hang a writer: it gives its write up, as a cache may.
+#[test]
+fn a_writer_gives_up_on_a_lock_that_is_never_released() {
+    let entry = entry::Entry {
+        meta: AtomicU64::new(entry::LOCKED),
+        numbers: AtomicU64::new(7),
+    };
+    let began = std::time::Instant::now();
+    assert!(!entry.write(1 << WORK_SHIFT, 42), "the write is given up");
+    assert!(began.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(entry.numbers.load(Ordering::Relaxed), 7, "nothing written");
+    assert_eq!(
+        entry.meta.load(Ordering::Relaxed) & entry::LOCKED,
+        entry::LOCKED
+    );
+}
+
+/// What the check of a reopened file calls sound is what the writers leave, and nothing a
+/// crash or damage leaves is.
+#[test]
+fn sound_entries_are_those_the_writers_leave() {
+    use super::file::entry_is_sound;
+    let meta = |work: u64| 123 << TAG_SHIFT | work << WORK_SHIFT;
+    let pack = |phi, delta| Numbers { phi, delta }.pack();
+    assert!(entry_is_sound(0, 0), "an empty slot");
+    assert!(entry_is_sound(meta(3), Numbers::PROVED.pack()));
+    assert!(entry_is_sound(meta(3), Numbers::DISPROVED.pack()));
+    assert!(entry_is_sound(meta(3) | 4, pack(5, 9)), "a write counter");
+    assert!(
+        !entry_is_sound(meta(3) | entry::LOCKED, pack(5, 9)),
+        "a lock held"
+    );
+    assert!(
+        !entry_is_sound(meta(3) | entry::PARKED, pack(5, 9)),
+        "a writer parked"
+    );
+    assert!(
+        !entry_is_sound(123 << TAG_SHIFT, 0),
+        "an empty slot with a tag"
+    );
+    assert!(!entry_is_sound(0, pack(1, 1)), "an empty slot with numbers");
+    for (phi, delta) in [(0, 5), (5, 0), (INFINITY, 5), (5, INFINITY), (0, 0)] {
+        assert!(
+            !entry_is_sound(meta(3), pack(phi, delta)),
+            "({phi}, {delta})"
+        );
+    }
+    // Every entry of a searched table is sound.
+    let table = Table::new(1 << 20).unwrap();
+    let mut counters = TableCounters::default();
+    for i in 0..20_000u64 {
+        let key = crate::game::tables::splitmix64(i).0;
+        let numbers = match i % 3 {
+            0 => Numbers::PROVED,
+            1 => Numbers::DISPROVED,
+            _ => pack_numbers(i),
+        };
+        table.store(key, numbers, i, &mut counters);
+    }
+    for bucket in table.buckets() {
+        for entry in &bucket.entries {
+            let (meta, numbers) = entry.read().unwrap();
+            assert!(entry_is_sound(meta, numbers), "{meta:#x} {numbers:#x}");
+        }
+    }
+}
+
+fn pack_numbers(i: u64) -> Numbers {
+    Numbers {
+        phi: (i % 1000 + 1) as u32,
+        delta: (i % 777 + 1) as u32,
+    }
+}
+
+/// A file closed cleanly carries a checksum of its entries: reopened unchanged it keeps them
+/// all; changed, it is refused; left as by a crash, its entries are checked one by one.
+#[test]
+fn a_table_file_checksum_catches_changes_made_while_it_was_closed() {
+    let dir = scratch_dir("checksum");
+    let path = dir.join("t.tt");
+    let never = AtomicBool::new(false);
+    let keys: Vec<u64> = (0..5_000u64)
+        .map(|i| crate::game::tables::splitmix64(i).0)
+        .collect();
+    {
+        let table = Table::open_file(&path, 1 << 20, &never, None).unwrap();
+        let mut writer = table.writer();
+        for (i, &key) in keys.iter().enumerate() {
+            writer.store(key, pack_numbers(i as u64), 1);
+        }
+    }
+    let found = |table: &Table| {
+        let mut writer = table.writer();
+        keys.iter()
+            .filter(|&&key| writer.lookup(key).is_some())
+            .count()
+    };
+    let stored = {
+        let table = Table::open_file(&path, 1 << 20, &never, None).unwrap();
+        assert_eq!(table.cleared_on_open(), 0);
+        found(&table)
+    };
+    assert!(stored > 4_000, "{stored} found again");
+    // One byte of one entry's numbers changed while the file was closed.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes[4096..]
+        .chunks(16)
+        .position(|entry| entry.iter().any(|&b| b != 0))
+        .unwrap();
+    bytes[4096 + at * 16 + 8] ^= 0x10;
+    std::fs::write(&path, &bytes).unwrap();
+    let refused = Table::open_file(&path, 1 << 20, &never, None)
+        .err()
+        .unwrap();
+    assert!(refused.to_string().contains("is damaged"), "{refused}");
+    // Marked as left by a crash, with a lock held in one entry: that one is cleared.
+    bytes[32] = 0;
+    bytes[4096 + at * 16] |= entry::LOCKED as u8;
+    std::fs::write(&path, &bytes).unwrap();
+    let table = Table::open_file(&path, 1 << 20, &never, None).unwrap();
+    assert_eq!(table.cleared_on_open(), 1);
+    assert_eq!(found(&table), stored - 1);
+    drop(table);
+    // A raised stop flag stops the check of a file as it opens.
+    let stopped = Table::open_file(&path, 1 << 20, &AtomicBool::new(true), None);
+    assert!(matches!(stopped, Err(TableError::Stopped { .. })));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

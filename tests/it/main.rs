@@ -19,6 +19,7 @@ mod essential_hash;
 mod everyday_cli;
 mod game_rules;
 mod gen_cli;
+mod hostile_files;
 mod independent_checker;
 mod learn_cli;
 mod max_plies;

@@ -2,7 +2,7 @@
 //! set.
 
 use super::SolveArgs;
-use crate::game::{parse_game_arg_under, read_move_list, Game, Position, Rules};
+use crate::game::{parse_game_arg_under, read_move_list, shown, Game, Position, Rules};
 use anyhow::Context;
 use clap::Args;
 
@@ -50,12 +50,12 @@ impl PositionArgs {
     /// moves, or an error naming what is wrong.
     pub fn resolve_game(&self) -> anyhow::Result<Game> {
         let base = parse_game_arg_under(&self.position, self.rule_set.rules)
-            .with_context(|| format!("invalid position `{}`", self.position))?;
+            .with_context(|| format!("invalid position `{}`", shown(&self.position)))?;
         let Some(list) = &self.moves else {
             return Ok(base);
         };
         let (position, more) = read_move_list(&base.position, list)
-            .with_context(|| format!("invalid --moves `{list}`"))?;
+            .with_context(|| format!("invalid --moves `{}`", shown(list)))?;
         let moves = base.moves.map(|mut moves| {
             moves.extend(more);
             moves

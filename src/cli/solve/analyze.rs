@@ -1,6 +1,8 @@
 //! `uttt analyze POSITION`: the value of every legal move.
 
-use super::options::{open_database, open_table, search_options, use_database};
+use super::options::{
+    check_files, open_database, open_table, search_files, search_options, use_database,
+};
 use super::progress::{progress_mode, with_live_line};
 use super::report::{analysis_text, AnalysisJson};
 use crate::cli::args::AnalyzeArgs;
@@ -20,6 +22,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     }
     let mut options = search_options(&args.search, None)?;
     options.max_plies = args.max_plies;
+    check_files(&search_files(&args.search))?;
     let mut table = open_table(&args.search)?;
     let database = open_database(&args.search)?;
     let analysis = with_live_line(progress_mode(&args.search), &table, |live| {

@@ -5,34 +5,32 @@
 //! are contiguous. When the batch stops early (Ctrl-C, or a reader that went away), every
 //! result already finished is still printed, in order, before the summary.
 
+use super::entries::{count_entries, Entries, Entry};
 use super::options::{open_database, open_table, search_options, use_database};
 use super::progress::{batch_bar, progress_mode, Progress};
-use super::report::{move_text, report_certificate_problem, verdict_label, SolveJson};
-use crate::cli::args::parse_rules;
-use crate::cli::args::SolveArgs;
+use super::report::{
+    database_text, move_text, report_certificate_problem, trusted_files, verdict_label, SolveJson,
+};
+use crate::cli::args::{SearchArgs, SolveArgs};
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
-use crate::game::{parse_game_arg_under, Player, Position, Rules};
+use crate::files::{self, Replacement};
+use crate::search::SolveOptions;
 use crate::services::certify::CertificateFileError;
 use crate::services::{
     write_and_check, CertificateFigures, CertificateRequest, SolveReport, Solver, Verdict,
 };
+use crate::table::Table;
 use anyhow::Context;
+use indicatif::ProgressBar;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-/// One non-blank, non-comment line of the input.
-pub(crate) struct Entry {
-    /// Its line number, from 1.
-    pub line: usize,
-    /// Its position and expected value, or what is wrong with it.
-    pub parsed: Result<(Position, Option<Verdict>), String>,
-}
 
 /// What became of one entry.
 enum Outcome {
@@ -43,102 +41,6 @@ enum Outcome {
         certificate: Option<CertificateFigures>,
     },
     Bad(String),
-}
-
-/// Reads the input and splits each line into a position and an optional expected value, read
-/// under `rules` until a line `rules NAME` names another rule set for the lines after it. A
-/// line that is not UTF-8, or names no rule set, becomes a bad entry; only a failure to read
-/// at all is an error.
-pub(crate) fn read_entries(path: &Path, mut rules: Rules) -> anyhow::Result<Vec<Entry>> {
-    let mut reader: Box<dyn BufRead> = if path == Path::new("-") {
-        Box::new(std::io::stdin().lock())
-    } else {
-        let file =
-            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-        Box::new(std::io::BufReader::new(file))
-    };
-    let mut entries = Vec::new();
-    let mut bytes = Vec::new();
-    for line in 1.. {
-        bytes.clear();
-        let read = reader
-            .read_until(b'\n', &mut bytes)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        if read == 0 {
-            break;
-        }
-        // Comments are cut on the raw bytes, so that a comment need not be UTF-8 text.
-        let content = strip_comment(&bytes);
-        if content.is_empty() {
-            continue;
-        }
-        let parsed = match std::str::from_utf8(content) {
-            Ok(text) => match text.strip_prefix("rules ") {
-                Some(name) => match parse_rules(name.trim()) {
-                    Ok(named) => {
-                        rules = named;
-                        continue;
-                    }
-                    Err(reason) => Err(format!("column 7: {reason}")),
-                },
-                None => parse_entry(text, rules),
-            },
-            Err(e) => Err(format!(
-                "column {}: the line is not valid UTF-8 text",
-                content_offset(&bytes, content) + e.valid_up_to() + 1
-            )),
-        };
-        entries.push(Entry { line, parsed });
-    }
-    Ok(entries)
-}
-
-/// The line without its comment and surrounding whitespace: `#` opens one at the start of a
-/// line or after whitespace (inside the notation `#` marks a drawn board and is never
-/// preceded by whitespace).
-fn strip_comment(line: &[u8]) -> &[u8] {
-    let text = line.trim_ascii();
-    if text.starts_with(b"#") {
-        return &[];
-    }
-    let comment = text
-        .windows(2)
-        .position(|pair| pair[0].is_ascii_whitespace() && pair[1] == b'#');
-    match comment {
-        Some(at) => text[..at].trim_ascii(),
-        None => text,
-    }
-}
-
-/// Where `part` (a subslice of `line`) starts in it.
-fn content_offset(line: &[u8], part: &[u8]) -> usize {
-    part.as_ptr() as usize - line.as_ptr() as usize
-}
-
-/// `POSITION [X|O|draw]`: the position in any accepted form under `rules`, then optionally
-/// its value.
-fn parse_entry(text: &str, rules: Rules) -> Result<(Position, Option<Verdict>), String> {
-    let (position, expected) = match text.rsplit_once(char::is_whitespace) {
-        Some((rest, last)) => match expected_value(last) {
-            Some(value) => (rest.trim(), Some(value)),
-            None => (text, None),
-        },
-        None => (text, None),
-    };
-    let pos = parse_game_arg_under(position, rules)
-        .map(|game| game.position)
-        .map_err(|e| e.to_string())?;
-    Ok((pos, expected))
-}
-
-/// An expected value as written in a batch file.
-fn expected_value(word: &str) -> Option<Verdict> {
-    match word {
-        "X" => Some(Verdict::Wins(Player::X)),
-        "O" => Some(Verdict::Wins(Player::O)),
-        "draw" => Some(Verdict::Draw),
-        _ => None,
-    }
 }
 
 /// Whether `verdict` says the same as `expected` (exactly the same answer, as a single
@@ -169,97 +71,81 @@ fn result_label(report: &SolveReport) -> String {
     }
 }
 
-/// Runs the batch; returns the exit code.
+/// Runs the batch; returns the exit code. The input is read by a thread of its own, a few
+/// entries ahead of the searches (so memory does not grow with it), and left behind when the
+/// batch stops early: a pipe that keeps it waiting cannot hold the batch.
 pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     let stop = interrupt::stop_flag();
-    let entries = read_entries(path, args.rule_set.rules)?;
+    let entries = Entries::open(path, args.rule_set.rules)?;
     let mut options = search_options(&args.search, args.attacker)?;
     options.max_plies = args.max_plies;
-    let mut table = open_table(&args.search)?;
-    let database = open_database(&args.search)?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let jobs = args
-        .jobs
-        .map_or(cores, |j| j as usize)
-        .min(entries.len().max(1));
+    let wanted_jobs = args.jobs.map_or(cores, |j| j as usize);
+    // A file is counted first (a line at a time), so that a short one gets as many jobs as
+    // it has positions, each of them more threads, and progress shows the whole; a pipe is
+    // not, since its next line may wait on the answer to the first.
+    let total = count_entries(path);
+    let jobs = total.map_or(wanted_jobs, |total| {
+        wanted_jobs.min((total as usize).max(1))
+    });
     if args.search.threads.is_none() {
         // Each position gets its share of the cores unless --threads says otherwise.
         options.threads = options.threads.min((cores / jobs).max(1));
     }
     if let Some(dir) = &args.certificate {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create certificate directory {}", dir.display()))?;
+        prepare_certificate_directory(dir, path, &args.search)?;
     }
+    let mut table = open_table(&args.search)?;
+    let database = open_database(&args.search)?;
     let wants_certificate = args.certificate.is_some() || args.verify;
     let progress = progress_mode(&args.search);
-    let bar = batch_bar(entries.len() as u64, progress == Progress::Live);
+    let bar = batch_bar(total.unwrap_or(0), progress == Progress::Live);
     let start = Instant::now();
-    let (sender, receiver) = crossbeam_channel::unbounded::<(usize, Outcome)>();
+    let read = Arc::new(AtomicUsize::new(0));
+    let read_error = Arc::new(Mutex::new(None));
+    let growing = total.is_none().then(|| bar.clone());
+    let inputs = read_ahead(entries, jobs, &read, &read_error, growing);
+    let (sender, receiver) = crossbeam_channel::unbounded::<(usize, usize, Outcome)>();
     let mut summary = Summary::default();
     let mut out = std::io::stdout().lock();
-    let next_entry = AtomicUsize::new(0);
     let printed = std::thread::scope(|scope| -> anyhow::Result<()> {
         for _ in 0..jobs {
             let sender = sender.clone();
-            let (table, options, entries, next_entry) = (&table, &options, &entries, &next_entry);
+            let (table, options, inputs) = (&table, &options, inputs.clone());
             let database = database.as_ref();
-            scope.spawn(move || loop {
-                let i = next_entry.fetch_add(1, Ordering::Relaxed);
-                let Some(entry) = entries.get(i) else { break };
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let outcome = match &entry.parsed {
-                    Err(message) => Outcome::Bad(message.clone()),
-                    Ok((pos, expected)) => {
-                        let solver = Solver::new(options, table).stopped_by(stop);
-                        let report = use_database(solver, database, &args.search, Source::Solve)
-                            .solve_win_in(pos, args.win_in.mode());
-                        let name = format!("line-{}", entry.line);
-                        let path = args
-                            .certificate
-                            .as_ref()
-                            .map(|d| d.join(format!("{name}.cert")));
-                        let request = CertificateRequest {
-                            path: path.as_deref(),
-                            verify: args.verify,
-                        };
-                        let certificate = if wants_certificate {
-                            match write_and_check(
-                                &report,
-                                table,
-                                options.epsilon,
-                                stop,
-                                &request,
-                                &name,
-                            ) {
-                                Ok(figures) => {
-                                    report_certificate_problem(figures.as_ref());
-                                    figures
-                                }
-                                Err(error) => Some(failed_certificate(error)),
+            scope.spawn(move || {
+                while let Some((i, entry)) = next_input(&inputs, stop) {
+                    let outcome = match entry.parsed {
+                        Err(message) => Outcome::Bad(message),
+                        Ok((pos, expected)) => {
+                            let solver = Solver::new(options, table).stopped_by(stop);
+                            let report =
+                                use_database(solver, database, &args.search, Source::Solve)
+                                    .solve_win_in(&pos, args.win_in.mode());
+                            let certificate = wants_certificate
+                                .then(|| certify(args, &report, table, options, entry.line))
+                                .flatten();
+                            Outcome::Solved {
+                                report: Box::new(report),
+                                expected,
+                                certificate,
                             }
-                        } else {
-                            None
-                        };
-                        Outcome::Solved {
-                            report: Box::new(report),
-                            expected: *expected,
-                            certificate,
                         }
+                    };
+                    if sender.send((i, entry.line, outcome)).is_err() {
+                        break;
                     }
-                };
-                if sender.send((i, outcome)).is_err() {
-                    break;
                 }
             });
         }
         drop(sender);
+        drop(inputs);
         if !args.search.json {
             writeln!(out, "{}", TEXT_HEADER).inspect_err(|_| interrupt::stop_quietly())?;
         }
-        // Print in file order: hold results until every earlier one has arrived. Entries never
-        // started (after a stop) leave gaps; what finished after a gap is printed at the end.
+        // Print in input order: hold results until every earlier one has arrived. Entries
+        // never started (after a stop) leave gaps; what finished after a gap is printed at the
+        // end.
         let mut pending = BTreeMap::new();
         let mut next = 0;
         let mut print = |outcome: &Outcome, line: usize| -> anyhow::Result<()> {
@@ -270,21 +156,23 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
             Ok(())
         };
         let mut finished = 0;
-        for (i, outcome) in receiver {
+        for (i, line, outcome) in receiver {
             // Progress counts positions as they finish, also those held back for the order.
             finished += 1;
             bar.inc(1);
             if progress == Progress::Lines {
-                eprintln!("progress {finished}/{} positions finished", entries.len());
+                // Of a pipe, the entries read so far (it is read a few ahead).
+                let of = total.unwrap_or(read.load(Ordering::Relaxed) as u64);
+                eprintln!("progress {finished}/{of} positions finished");
             }
-            pending.insert(i, outcome);
-            while let Some(outcome) = pending.remove(&next) {
-                print(&outcome, entries[next].line)?;
+            pending.insert(i, (line, outcome));
+            while let Some((line, outcome)) = pending.remove(&next) {
+                print(&outcome, line)?;
                 next += 1;
             }
         }
-        for (i, outcome) in pending {
-            print(&outcome, entries[i].line)?;
+        for (line, outcome) in pending.into_values() {
+            print(&outcome, line)?;
         }
         Ok(())
     });
@@ -292,7 +180,9 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     bar.finish_and_clear();
     summary.time_ms = start.elapsed().as_millis() as u64;
     summary.interrupted = interrupt::exit_code().is_some();
-    summary.not_started = entries.len() as u64 - summary.positions - summary.errors;
+    // Of a counted file, every entry not done; of a pipe, those read and not done.
+    let entries = total.unwrap_or(read.load(Ordering::Relaxed) as u64);
+    summary.not_started = entries.saturating_sub(summary.positions + summary.errors);
     if args.search.json {
         writeln!(out, "{}", summary.to_json())?;
     } else {
@@ -300,6 +190,9 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     }
     out.flush()?;
     table.flush(true)?;
+    if let Some(error) = read_error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        return Err(error);
+    }
     Ok(if let Some(code) = interrupt::exit_code() {
         code
     } else if summary.not_certified > 0 {
@@ -309,6 +202,126 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     } else {
         EXIT_INCOMPLETE
     })
+}
+
+/// Hands the entries, numbered in input order, to the searches through a channel that holds a
+/// few per job, read by a thread of its own that counts them in `read` (and in the length of
+/// a `growing` bar, when the input was not counted first), and leaves a read error in `error`.
+fn read_ahead(
+    entries: Entries,
+    jobs: usize,
+    read: &Arc<AtomicUsize>,
+    error: &Arc<Mutex<Option<anyhow::Error>>>,
+    growing: Option<ProgressBar>,
+) -> crossbeam_channel::Receiver<(usize, Entry)> {
+    let (sender, receiver) = crossbeam_channel::bounded(2 * jobs);
+    let (read, error) = (Arc::clone(read), Arc::clone(error));
+    // Not scoped: a thread waiting on a pipe must not keep a stopped batch from ending.
+    std::thread::spawn(move || {
+        for (i, entry) in entries.enumerate() {
+            match entry {
+                Ok(entry) => {
+                    // Counted before it is handed over, so that the count never trails the
+                    // entries the searches finished (one never handed over is not started).
+                    read.fetch_add(1, Ordering::Relaxed);
+                    if let Some(bar) = &growing {
+                        bar.inc_length(1);
+                    }
+                    if sender.send((i, entry)).is_err() {
+                        return;
+                    }
+                }
+                Err(failure) => {
+                    *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(failure);
+                    return;
+                }
+            }
+        }
+    });
+    receiver
+}
+
+/// The next entry for a search, or `None` once the input has ended or the batch is stopped
+/// (looked at while the input keeps it waiting).
+fn next_input(
+    inputs: &crossbeam_channel::Receiver<(usize, Entry)>,
+    stop: &AtomicBool,
+) -> Option<(usize, Entry)> {
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        match inputs.recv_timeout(INPUT_TICK) {
+            Ok(input) => return Some(input),
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return None,
+        }
+    }
+}
+
+/// How often a search waiting for input looks at the stop flag.
+const INPUT_TICK: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Makes the batch's certificate directory and checks before any search that a certificate
+/// can be written there, and that no input of the batch is a file its certificates would
+/// replace (`line-N.cert`).
+fn prepare_certificate_directory(
+    dir: &Path,
+    input: &Path,
+    search: &SearchArgs,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create certificate directory {}", dir.display()))?;
+    Replacement::create(&dir.join("line-0.cert"))
+        .with_context(|| format!("cannot write certificates into directory {}", dir.display()))?;
+    let is_certificate = |name: &str| {
+        name.strip_prefix("line-")
+            .and_then(|rest| rest.strip_suffix(".cert"))
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let inputs = [
+        Some(input),
+        search.table_file.as_deref(),
+        search.db.as_deref(),
+    ];
+    for path in inputs.into_iter().flatten() {
+        if files::is_in_directory(path, dir, is_certificate) {
+            anyhow::bail!(
+                "{} is in the certificate directory {} under a certificate's name: the batch \
+                 would replace it; name another directory",
+                path.display(),
+                dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Writes (and with `--verify` checks) the certificate of a batch line's answer.
+fn certify(
+    args: &SolveArgs,
+    report: &SolveReport,
+    table: &Table,
+    options: &SolveOptions,
+    line: usize,
+) -> Option<CertificateFigures> {
+    let name = format!("line-{line}");
+    let path = args
+        .certificate
+        .as_ref()
+        .map(|d| d.join(format!("{name}.cert")));
+    let request = CertificateRequest {
+        path: path.as_deref(),
+        verify: args.verify,
+    };
+    let stop = interrupt::stop_flag();
+    match write_and_check(report, table, options.epsilon, stop, &request, &name) {
+        Ok(figures) => {
+            report_certificate_problem(figures.as_ref(), &trusted_files(&args.search));
+            figures
+        }
+        Err(error) => Some(failed_certificate(error)),
+    }
 }
 
 /// The figures of a certificate that could not be written (an I/O error): not certified.
@@ -385,7 +398,14 @@ fn emit(out: &mut impl Write, line: usize, outcome: &Outcome, as_json: bool) -> 
                 move_text(report.best_move),
                 report.elapsed.as_secs_f64(),
                 report.nodes,
-            )?
+            )?;
+            // The JSON carries it in the line's object; the table's columns stay as they are.
+            if let Some(database) = report.database.as_ref().filter(|d| d.error.is_some()) {
+                eprintln!(
+                    "warning: line {line}: database: {}",
+                    database_text(database)
+                );
+            }
         }
     }
     Ok(())

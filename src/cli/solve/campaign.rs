@@ -2,7 +2,7 @@
 //! keeps, so that it can be stopped at any moment and resumed by the same command, and what
 //! such a campaign has done so far.
 
-use super::options::{open_table, search_options};
+use super::options::{check_files, open_table, search_files, search_options};
 use super::progress::{progress_mode, with_live_line};
 use super::report::{exit_code, number_text, report_certificate_problem, summary_text, SolveJson};
 use crate::cli::args::{CampaignCertifyArgs, CampaignRunArgs, CampaignStatusArgs};
@@ -10,6 +10,7 @@ use crate::cli::memory::anonymous_table;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_OK};
 use crate::db::campaign::guide::KeptGuide;
 use crate::db::Database;
+use crate::files::NamedPath;
 use crate::search::options::DEFAULT_EPSILON;
 use crate::search::SolveOptions;
 use crate::services::campaign::snapshot::{snapshot_file, SnapshotReport};
@@ -57,6 +58,10 @@ fn campaign_request(args: &CampaignRunArgs) -> anyhow::Result<CampaignRequest> {
             every: args.snapshot_every,
         })
     };
+    let mut files = search_files(&args.search);
+    let snapshot_path = snapshot.as_ref().map(|plan| plan.path.as_path());
+    files.extend(snapshot_path.map(|path| NamedPath::written("--snapshot", path)));
+    check_files(&files)?;
     let mut options = search_options(&args.search, None)?;
     options.max_plies = args.max_plies;
     Ok(CampaignRequest {
@@ -238,8 +243,13 @@ fn print_run(
         summary_text(report) + &extra + &json.campaign.map_or_else(String::new, status_text)
     };
     std::io::stdout().write_all(text.as_bytes())?;
-    if let Some(error) = report.database.as_ref().and_then(|d| d.error.as_ref()) {
-        anyhow::bail!("the campaign's database failed: {error}");
+    // A failure that retries mended is told in the summary; one that lost work, or left
+    // nothing to search, is an error.
+    if let Some(database) = &report.database {
+        let failed = database.unreadable || database.unstored > 0;
+        if let (Some(error), true) = (&database.error, failed) {
+            anyhow::bail!("the campaign's database failed: {error}");
+        }
     }
     Ok(interrupt::exit_code().unwrap_or_else(|| exit_code(report.verdict)))
 }
@@ -268,6 +278,10 @@ pub fn status(args: &CampaignStatusArgs) -> anyhow::Result<i32> {
 pub fn certify(args: &CampaignCertifyArgs) -> anyhow::Result<i32> {
     let stop = interrupt::stop_flag();
     let pos = args.position.resolve()?;
+    check_files(&[
+        NamedPath::written("--db", &args.db),
+        NamedPath::written("--certificate", &args.certificate),
+    ])?;
     let database = Database::open_existing(&args.db)?;
     let settled = settled_campaign(&database, &pos)?.with_context(|| {
         format!(
@@ -286,7 +300,7 @@ pub fn certify(args: &CampaignCertifyArgs) -> anyhow::Result<i32> {
     let figures = write_and_check_with(&pos, &request, "campaign", || {
         certify_campaign(&pos, &settled, &table, DEFAULT_EPSILON, threads, stop)
     })?;
-    report_certificate_problem(figures.as_ref());
+    report_certificate_problem(figures.as_ref(), &[args.db.as_path()]);
     let Some(figures) = figures else {
         // Stopped before the certificate was complete: nothing was written.
         return Ok(interrupt::exit_code().unwrap_or(crate::cli::EXIT_INCOMPLETE));

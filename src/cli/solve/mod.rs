@@ -9,6 +9,7 @@
 mod analyze;
 pub(crate) mod batch;
 mod campaign;
+pub(crate) mod entries;
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;
 mod options;
@@ -18,9 +19,20 @@ mod review;
 mod single;
 
 use super::args::{AnalyzeArgs, CampaignCommand, ReviewArgs, SolveArgs};
+use crate::files::NamedPath;
+use std::path::Path;
 
 /// Runs `uttt solve`: a single position, or a batch with `--file`.
 pub fn run_solve(args: &SolveArgs) -> anyhow::Result<i32> {
+    let mut files = options::search_files(&args.search);
+    let input = args.file.as_deref().filter(|path| *path != Path::new("-"));
+    files.extend(input.map(|path| NamedPath::read("--file", path)));
+    files.extend(
+        args.certificate
+            .as_deref()
+            .map(|path| NamedPath::written("--certificate", path)),
+    );
+    options::check_files(&files)?;
     #[cfg(feature = "mpi")]
     if args.mpi {
         return mpi::run(args);

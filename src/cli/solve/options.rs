@@ -1,12 +1,15 @@
 //! From command-line arguments to the search's typed options and its table.
 
 use super::super::args::{EngineArg, PlayerArg, SearchArgs};
+use crate::cli::interrupt;
 use crate::cli::memory::anonymous_table;
 use crate::db::{Database, Source};
+use crate::files::{check_distinct, NamedPath};
 use crate::game::Player;
 use crate::search::{Engine, SolveOptions};
 use crate::services::{Solver, StorePolicy};
 use crate::table::Table;
+use std::time::Instant;
 
 impl From<PlayerArg> for Player {
     fn from(arg: PlayerArg) -> Player {
@@ -54,13 +57,43 @@ pub fn search_options(
     })
 }
 
+/// The files the search options name: the table file and the database, both written.
+pub fn search_files(args: &SearchArgs) -> Vec<NamedPath<'_>> {
+    let table = args.table_file.as_deref();
+    let db = args.db.as_deref();
+    (table
+        .map(|path| NamedPath::written("--table-file", path))
+        .into_iter())
+    .chain(db.map(|path| NamedPath::written("--db", path)))
+    .collect()
+}
+
+/// Refuses a run whose outputs are among its other files (see [`check_distinct`]): before
+/// anything is opened for writing.
+pub fn check_files(paths: &[NamedPath]) -> anyhow::Result<()> {
+    Ok(check_distinct(paths)?)
+}
+
 /// The table the arguments ask for: in `--table-file` if given, else anonymous memory (if it
-/// fits in the memory available).
+/// fits in the memory available). The check of a table file as it opens heeds Ctrl-C, SIGTERM
+/// and `--time-limit` (counted from now); entries it had to clear are told as a warning.
 pub fn open_table(args: &SearchArgs) -> anyhow::Result<Table> {
-    Ok(match &args.table_file {
-        Some(path) => Table::open_file(path, args.table_mem)?,
-        None => anonymous_table(args.table_mem)?,
-    })
+    let Some(path) = &args.table_file else {
+        return anonymous_table(args.table_mem);
+    };
+    let deadline = args
+        .time_limit
+        .and_then(|limit| Instant::now().checked_add(limit));
+    let table = Table::open_file(path, args.table_mem, interrupt::stop_flag(), deadline)?;
+    if table.cleared_on_open() > 0 {
+        eprintln!(
+            "warning: table file {}: {} entries left mid-write by a crash, or damaged, were \
+             cleared",
+            path.display(),
+            table.cleared_on_open()
+        );
+    }
+    Ok(table)
 }
 
 /// The database the arguments name (`--db`), opened (and created if missing).

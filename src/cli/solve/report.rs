@@ -1,6 +1,7 @@
 //! Rendering of search results: the documented JSON objects, the text summaries, and the exit
 //! codes. The search hands over typed data; every word a user reads is chosen here.
 
+use super::super::args::SearchArgs;
 use super::super::{EXIT_INCOMPLETE, EXIT_OK};
 use crate::cli::board::{render_board, Mark};
 use crate::game::{Move, Rules};
@@ -12,6 +13,7 @@ use crate::services::{
     WinInAnswer,
 };
 use std::fmt::Write as _;
+use std::path::Path;
 use std::time::Duration;
 
 /// A value as a word: `win`, `loss`, `draw`, `unknown` (as in the JSON).
@@ -48,10 +50,30 @@ fn seconds(duration: Duration) -> f64 {
 
 /// Makes a certificate's problem loud on stderr: it is a bug of the solver (or the file
 /// could not be written).
-pub fn report_certificate_problem(figures: Option<&CertificateFigures>) {
-    if let Some(problem) = figures.and_then(|f| f.problem.as_ref()) {
+pub fn report_certificate_problem(figures: Option<&CertificateFigures>, read: &[&Path]) {
+    let Some(problem) = figures.and_then(|f| f.problem.as_ref()) else {
+        return;
+    };
+    if read.is_empty() {
         eprintln!("BUG: {problem}");
+        return;
     }
+    // Answers from a database or a table file are trusted as the search's own: one damaged
+    // or written by hand misleads the search, which the certificate then shows.
+    let files: Vec<String> = read.iter().map(|path| path.display().to_string()).collect();
+    eprintln!(
+        "error: {problem}\nThe run read {}: a damaged or tampered file there is the likelier \
+         cause than a bug in uttt; solve again without it to tell.",
+        files.join(" and ")
+    );
+}
+
+/// The files a search trusts as it trusts itself: the database and the table file.
+pub fn trusted_files(args: &SearchArgs) -> Vec<&Path> {
+    [args.db.as_deref(), args.table_file.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// The `rules` line of a text summary: none for the common rules.
@@ -185,17 +207,36 @@ pub fn summary_text(report: &SolveReport) -> String {
     out
 }
 
-/// What the database did, in words.
-fn database_text(database: &DatabaseReport) -> String {
-    match (&database.error, database.answered) {
-        (Some(error), _) => format!("not used: {error}"),
-        (None, true) => "the answer came from the database (no search)".to_string(),
-        (None, false) if database.leaves > 0 => format!(
-            "{} new facts stored, {} tree leaves answered from it",
-            database.stored, database.leaves
+/// What the database did, in words: what it answered and stored, then any failure (which
+/// never changed the answer).
+pub(super) fn database_text(database: &DatabaseReport) -> String {
+    let mut text = match (database.answered, database.leaves) {
+        (true, _) => "the answer came from the database (no search)".to_string(),
+        (false, 0) => format!("{} new facts stored", database.stored),
+        (false, leaves) => format!(
+            "{} new facts stored, {leaves} tree leaves answered from it",
+            database.stored
         ),
-        (None, false) => format!("{} new facts stored", database.stored),
+    };
+    if database.failed_stores > 0 {
+        let stores = plural(database.failed_stores, "store", "stores");
+        text += &format!("; {stores} failed and tried again");
     }
+    if database.unstored > 0 {
+        text += &format!(
+            "; {} NOT stored",
+            plural(database.unstored, "fact", "facts")
+        );
+    }
+    if let Some(error) = &database.error {
+        text += &format!(" (the database failed: {error})");
+    }
+    text
+}
+
+/// `count` followed by the noun's singular or plural.
+fn plural(count: u64, one: &str, more: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { more })
 }
 
 fn outcome_word(outcome: BinaryOutcome) -> &'static str {

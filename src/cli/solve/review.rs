@@ -1,15 +1,18 @@
 //! `uttt review GAME`: a game's positions solved from the end backwards (see
 //! [`crate::services::review`]), printed as a table of plies or as JSON Lines.
 
-use super::options::{open_database, open_table, search_options, use_database};
+use super::options::{
+    check_files, open_database, open_table, search_files, search_options, use_database,
+};
 use super::progress::{progress_mode, with_walk_line, Walk};
 use super::report::{move_text, table_text, verdict_label, verdict_words, win_in_words};
 use crate::cli::args::{ReviewArgs, DEFAULT_REVIEW_TIME_LIMIT};
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
+use crate::files::NamedPath;
 use crate::game::notation::split_moves;
 use crate::game::NotationError;
-use crate::game::{parse_game_arg_under, Move, Outcome, Position};
+use crate::game::{parse_game_arg_under, shown, Move, Outcome, Position};
 use crate::search::SolveOptions;
 use crate::services::json::{decision_text, review_lines};
 use crate::services::review::{review_win_in, Mark, Review, ReviewEvent, ReviewLimits, WalkEnd};
@@ -24,6 +27,13 @@ use std::sync::atomic::Ordering;
 /// the signal's number when a signal stopped it.
 pub fn run(args: &ReviewArgs) -> anyhow::Result<i32> {
     let stop = interrupt::stop_flag();
+    let mut files = search_files(&args.search);
+    files.extend(
+        args.file
+            .as_deref()
+            .map(|path| NamedPath::read("--file", path)),
+    );
+    check_files(&files)?;
     let moves = read_game(args)?;
     let start = Position::start_under(args.rule_set.rules);
     let mut options = search_options(&args.search, None)?;
@@ -103,7 +113,7 @@ fn read_game(args: &ReviewArgs) -> anyhow::Result<Vec<Move>> {
         (None, None) => anyhow::bail!("give a game, `-` for stdin, or --file PATH"),
     };
     let game = parse_game_arg_under(&text, rules).map_err(|error| match origin {
-        Origin::Argument => anyhow::anyhow!("invalid game `{text}`: {error}"),
+        Origin::Argument => anyhow::anyhow!("invalid game `{}`: {error}", shown(&text)),
         Origin::Stdin => located(&error, &text, "stdin"),
         Origin::File(path) => located(&error, &text, &path.display().to_string()),
     })?;

@@ -3,7 +3,7 @@
 use super::options::{open_database, open_table, search_options, use_database};
 use super::progress::{progress_mode, with_live_line};
 use super::report::{
-    certificate_text, exit_code, report_certificate_problem, summary_text, SolveJson,
+    certificate_text, exit_code, report_certificate_problem, summary_text, trusted_files, SolveJson,
 };
 use crate::cli::args::SolveArgs;
 use crate::cli::memory::shortfall;
@@ -58,7 +58,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     } else {
         None
     };
-    report_certificate_problem(figures.as_ref());
+    report_certificate_problem(figures.as_ref(), &trusted_files(&args.search));
     table.flush(true)?;
     let text = if args.search.json {
         let json = SolveJson::of(&report).with_certificate(figures.as_ref());

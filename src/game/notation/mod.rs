@@ -109,8 +109,39 @@ impl fmt::Display for MoveErrorKind {
 
 impl fmt::Display for MoveListError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "move {} `{}`: {}", self.index, self.text, self.kind)
+        write!(
+            f,
+            "move {} `{}`: {}",
+            self.index,
+            shown(&self.text),
+            self.kind
+        )
     }
+}
+
+/// Characters of input text an error message shows at most: enough to recognise a token,
+/// little enough that a megabyte-long token is not repeated to the terminal.
+pub const SHOWN_CHARS: usize = 40;
+
+/// Input text as an error message shows it: control characters (NUL, ESC, ...) and the
+/// characters that reorder text on a terminal escaped, so that nothing from the input reaches
+/// the terminal as a command, and text past [`SHOWN_CHARS`] characters cut, with how much was
+/// left out.
+pub fn shown(text: &str) -> String {
+    let mut out = String::new();
+    for (count, (at, c)) in text.char_indices().enumerate() {
+        if count == SHOWN_CHARS {
+            out += &format!("… ({} more bytes)", text.len() - at);
+            break;
+        }
+        let reorders = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if c.is_control() || reorders {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 impl std::error::Error for MoveListError {}

@@ -1,7 +1,7 @@
 //! The position notation, `SIDE;BOARDS;CELLS` (see the module [`super`]), in both
 //! directions: written from a position, and read with every mark checked against the rules.
 
-use super::{board_letter, Part, PositionError};
+use super::{board_letter, shown, Part, PositionError};
 use crate::game::position::{Outcome, Player, Position};
 use crate::game::rules::Rules;
 use crate::game::tables::{has_line, FULL_MASK};
@@ -116,7 +116,7 @@ fn parse_bare_position(text: &str, rules: Rules) -> Result<Position, PositionErr
             return Err(fail(
                 Part::Side,
                 side_col,
-                format!("expected `X` or `O`, found `{other}`"),
+                format!("expected `X` or `O`, found `{}`", shown(other)),
             ))
         }
     };
@@ -136,7 +136,7 @@ fn parse_bare_position(text: &str, rules: Rules) -> Result<Position, PositionErr
             format!(
                 "unexpected character `{}` (expected one of . X O # @, or x o when won boards \
                  stay open)",
-                board_chars[i]
+                shown(&board_chars[i].to_string())
             ),
         ));
     }
@@ -176,7 +176,10 @@ fn parse_bare_position(text: &str, rules: Rules) -> Result<Position, PositionErr
                     return Err(fail(
                         Part::Cells,
                         group_col + cell,
-                        format!("unexpected character `{other}` (expected . X O)"),
+                        format!(
+                            "unexpected character `{}` (expected . X O)",
+                            shown(&other.to_string())
+                        ),
                     ))
                 }
             }

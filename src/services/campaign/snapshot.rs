@@ -3,6 +3,7 @@
 //! done, for the report.
 
 use super::CampaignError;
+use crate::files::{check_distinct, remove_stale_parts, NamedPath};
 use crate::table::{SnapshotFigures, Table};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -48,18 +49,14 @@ pub fn snapshot_file(db: &Path, explicit: Option<&Path>) -> Result<PathBuf, Camp
         },
         Path::to_path_buf,
     );
-    if same_file(&path, db) {
+    let named = [
+        NamedPath::written("--db", db),
+        NamedPath::written("--snapshot", &path),
+    ];
+    if check_distinct(&named).is_err() {
         return Err(CampaignError::SnapshotIsDatabase(path));
     }
     Ok(path)
-}
-
-/// Whether two paths name one existing file.
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
 }
 
 /// Loads the snapshot at `path` into `table`, if there is one. A file there that is not a
@@ -69,6 +66,8 @@ pub fn load(table: &mut Table, path: &Path) -> Result<SnapshotReport, CampaignEr
         path: path.to_path_buf(),
         ..SnapshotReport::default()
     };
+    // What a run killed while writing a snapshot left beside it.
+    remove_stale_parts(path);
     if path.exists() {
         let began = Instant::now();
         let figures = table
@@ -140,7 +139,10 @@ fn timed_save(
     warn: &(dyn Fn(&str) + Sync),
 ) -> (Result<SnapshotFigures, String>, f64) {
     let began = Instant::now();
-    let outcome = table.save_snapshot(path).map_err(|e| e.to_string());
+    // With the system's reason (a full disk, a read-only directory), not only what failed.
+    let outcome = table
+        .save_snapshot(path)
+        .map_err(|e| format!("{:#}", anyhow::Error::from(e)));
     if let Err(error) = &outcome {
         warn(&format!("the table snapshot was not written: {error}"));
     }

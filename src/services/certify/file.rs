@@ -2,7 +2,8 @@
 //! checked by the independent verifier (`--verify`), for a solve, a batch line or a campaign.
 
 use super::{certify, Certificate, CertifyError};
-use crate::certificate::{check_file, write_block, CheckFileError};
+use crate::certificate::{check_file, write_block, Block, CheckFileError};
+use crate::files::{remove_files_of_gone_processes, Replacement};
 use crate::game::Position;
 use crate::services::{SolveReport, Verdict, WinIn, WinInAnswer};
 use crate::table::Table;
@@ -167,25 +168,33 @@ pub fn write_and_check_with(
         }
     };
     let blocks = certificate.blocks;
-    // Removed when this function returns, whichever way.
+    // The certificate goes to a part beside the file named, renamed over it once whole (a
+    // failed or stopped write leaves the file as it was), or to a temporary file removed when
+    // this function returns, whichever way.
     let temporary;
-    let (path, file) = match request.path {
-        Some(path) => (
-            path,
-            std::fs::File::create(path).map_err(|source| write_error(path, source))?,
-        ),
+    let path = match request.path {
+        Some(path) => {
+            let replacement =
+                Replacement::create(path).map_err(|source| write_error(path, source))?;
+            let mut out = std::io::BufWriter::new(replacement);
+            write_blocks(&mut out, &blocks).map_err(|source| write_error(path, source))?;
+            let replacement = out
+                .into_inner()
+                .map_err(|e| write_error(path, e.into_error()))?;
+            replacement
+                .commit()
+                .map_err(|source| write_error(path, source))?;
+            path
+        }
         None => {
             let file;
             (temporary, file) = TempFile::create(name)?;
-            (temporary.0.as_path(), file)
+            let path = temporary.0.as_path();
+            let mut out = std::io::BufWriter::new(file);
+            write_blocks(&mut out, &blocks).map_err(|source| write_error(path, source))?;
+            path
         }
     };
-    let mut out = std::io::BufWriter::new(file);
-    for block in &blocks {
-        write_block(&mut out, block).map_err(|source| write_error(path, source))?;
-    }
-    out.flush().map_err(|source| write_error(path, source))?;
-    drop(out);
     let mut figures = CertificateFigures {
         path: request.path.map(Path::to_path_buf),
         blocks: blocks.len(),
@@ -208,6 +217,14 @@ pub fn write_and_check_with(
     Ok(Some(figures))
 }
 
+/// Writes every block to `out` and flushes it.
+fn write_blocks(out: &mut impl Write, blocks: &[Block]) -> std::io::Result<()> {
+    for block in blocks {
+        write_block(out, block)?;
+    }
+    out.flush()
+}
+
 fn write_error(path: &Path, source: std::io::Error) -> CertificateFileError {
     CertificateFileError::Write {
         path: path.to_path_buf(),
@@ -223,6 +240,15 @@ impl TempFile {
     /// A new empty file in the system's temporary directory, with `name` in its file name.
     fn create(name: &str) -> Result<(TempFile, std::fs::File), CertificateFileError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        // Once a process: the files of killed processes go (`uttt-PID-...cert`).
+        SWEPT.call_once(|| {
+            remove_files_of_gone_processes(&std::env::temp_dir(), |file| {
+                let rest = file.strip_prefix("uttt-")?;
+                file.ends_with(".cert").then_some(())?;
+                rest.split('-').next()?.parse().ok()
+            });
+        });
         loop {
             let path = std::env::temp_dir().join(format!(
                 "uttt-{}-{}-{name}.cert",

@@ -213,6 +213,7 @@ impl<'a> Solver<'a> {
                 let mut report = unsearched_report(&image, options);
                 report.database = Some(DatabaseReport {
                     error: Some(error.with_causes()),
+                    unreadable: true,
                     ..DatabaseReport::default()
                 });
                 report
@@ -257,19 +258,27 @@ impl<'a> Solver<'a> {
                 Err(error) => used.error = Some(error.with_causes()),
             }
         }
-        let keeping = used.error.is_none().then_some(Keeping {
+        // A database that failed to answer is still asked for the tree's leaves and given the
+        // answers: a failure (another process held the file, say) need not last, and never
+        // changes the search's answer.
+        let keeping = Keeping {
             database,
             policy,
             campaign,
-        });
-        let mut report = self.search(pos, options, keeping);
+        };
+        let mut report = self.search(pos, options, Some(keeping));
         if let Some(searched) = report.database.take() {
-            used = searched;
+            used = DatabaseReport {
+                error: searched.error.or(used.error),
+                ..searched
+            };
         }
-        if used.error.is_none() {
-            match database.store(&facts_of(&report, policy)) {
-                Ok(stored) => used.stored += stored.new,
-                Err(error) => used.error = Some(error.with_causes()),
+        let facts = facts_of(&report, policy);
+        match database.store(&facts) {
+            Ok(stored) => used.stored += stored.new,
+            Err(error) => {
+                used.error = Some(error.with_causes());
+                used.unstored += facts.len() as u64;
             }
         }
         report.database = Some(used);

@@ -68,9 +68,7 @@ impl ThreeValued<'_> {
                 report.nodes += run.nodes;
                 if let Some(kept) = run.database {
                     let used = report.database.get_or_insert_with(DatabaseReport::default);
-                    used.stored += kept.stored;
-                    used.leaves += kept.leaves;
-                    used.error = used.error.take().or(kept.error);
+                    used.add(kept);
                 }
                 if let Some(tree) = &run.tree {
                     merge_tree(report.tree.get_or_insert_with(TreeReport::default), tree);
@@ -184,6 +182,7 @@ impl ThreeValued<'_> {
                                 tree: None,
                                 database: Some(DatabaseReport {
                                     error: Some(error.with_causes()),
+                                    unreadable: true,
                                     ..DatabaseReport::default()
                                 }),
                             };

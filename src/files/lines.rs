@@ -1,0 +1,240 @@
+//! Reading input in bounded pieces: lines cut at a length ([`LineReader`]), a byte-order mark
+//! at the start skipped, and a file read by a thread of its own so that a time limit or a
+//! signal is heard while the file keeps the reader waiting ([`WatchedFile`]: a FIFO that no
+//! one writes, a stalled network file system).
+
+use std::fs::File;
+use std::io::{self, BufRead, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::time::{Duration, Instant};
+
+/// The UTF-8 byte-order mark, which some editors put at the start of a text file.
+const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
+
+/// How one line ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineEnd {
+    /// At a newline, or at the end of the input: the line is whole.
+    Whole,
+    /// The line was longer than the reader's limit: only its first bytes were kept, and this
+    /// is its whole length in bytes (the rest was read and dropped).
+    TooLong(u64),
+}
+
+/// Reads lines of at most a given length from a buffered input: a longer line is cut, its
+/// rest read past and dropped, so that memory never grows with a line (a file with no newline
+/// at all, `/dev/zero`). A byte-order mark at the start of the input is skipped.
+pub struct LineReader<R> {
+    input: R,
+    limit: usize,
+    at_start: bool,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// A reader of `input` whose lines keep at most `limit` bytes.
+    pub fn new(input: R, limit: usize) -> LineReader<R> {
+        LineReader {
+            input,
+            limit,
+            at_start: true,
+        }
+    }
+
+    /// Reads the next line into `line` (cleared first), without its newline; `None` at the end
+    /// of the input.
+    pub fn read_line(&mut self, line: &mut Vec<u8>) -> io::Result<Option<LineEnd>> {
+        line.clear();
+        let mut length = 0u64;
+        let mut any = false;
+        loop {
+            let buffer = match self.input.fill_buf() {
+                Ok(buffer) => buffer,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buffer.is_empty() {
+                break;
+            }
+            any = true;
+            let newline = buffer.iter().position(|&b| b == b'\n');
+            let content = &buffer[..newline.unwrap_or(buffer.len())];
+            // The mark is kept until it is known whole: up to 3 bytes more than the limit.
+            let room = (self.limit + BYTE_ORDER_MARK.len()).saturating_sub(line.len());
+            line.extend_from_slice(&content[..content.len().min(room)]);
+            length += content.len() as u64;
+            let used = content.len() + usize::from(newline.is_some());
+            self.input.consume(used);
+            if newline.is_some() {
+                break;
+            }
+        }
+        if !any {
+            return Ok(None);
+        }
+        if std::mem::replace(&mut self.at_start, false) && line.starts_with(BYTE_ORDER_MARK) {
+            line.drain(..BYTE_ORDER_MARK.len());
+            length -= BYTE_ORDER_MARK.len() as u64;
+        }
+        if length > self.limit as u64 {
+            line.truncate(self.limit);
+            return Ok(Some(LineEnd::TooLong(length)));
+        }
+        Ok(Some(LineEnd::Whole))
+    }
+
+    /// The input, for reading what follows a line in another way.
+    pub fn input(&mut self) -> &mut R {
+        &mut self.input
+    }
+}
+
+/// The error a [`WatchedFile`] reads once its stop flag is raised or its deadline has passed.
+#[derive(Debug)]
+pub struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the read was stopped")
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+/// Whether `error` is a [`WatchedFile`]'s [`Stopped`].
+pub fn is_stopped(error: &io::Error) -> bool {
+    error.get_ref().is_some_and(|inner| inner.is::<Stopped>())
+}
+
+/// Bytes a reading thread hands over at a time.
+const PIECE_BYTES: usize = 256 << 10;
+/// Pieces read ahead of the reader, at most.
+const PIECES_AHEAD: usize = 4;
+/// How often a waiting reader looks at its stop flag and deadline.
+const TICK: Duration = Duration::from_millis(20);
+
+/// What the reading thread hands over.
+enum Piece {
+    Opened,
+    Bytes(Vec<u8>),
+    Failed(io::Error),
+}
+
+/// A file read by a thread of its own, a few pieces ahead, while the reader waits on a
+/// channel and looks at a stop flag and a deadline: opening or reading a file that never
+/// answers (a FIFO nobody writes) cannot keep the reader past them. Memory is bounded by the
+/// pieces in flight. A reading thread left waiting when the reader gives up ends with the
+/// process.
+pub struct WatchedFile<'a> {
+    pieces: Receiver<Piece>,
+    piece: Vec<u8>,
+    at: usize,
+    stop: &'a AtomicBool,
+    deadline: Option<Instant>,
+}
+
+impl<'a> WatchedFile<'a> {
+    /// Opens `path` for reading; an error when it cannot be opened, or [`Stopped`] when the
+    /// flag or the deadline comes first.
+    pub fn open(
+        path: &Path,
+        stop: &'a AtomicBool,
+        deadline: Option<Instant>,
+    ) -> io::Result<WatchedFile<'a>> {
+        let (sender, pieces) = std::sync::mpsc::sync_channel(PIECES_AHEAD);
+        let path = path.to_path_buf();
+        std::thread::Builder::new()
+            .name("file reader".into())
+            .spawn(move || read_pieces(&path, &sender))?;
+        let mut file = WatchedFile {
+            pieces,
+            piece: Vec::new(),
+            at: 0,
+            stop,
+            deadline,
+        };
+        match file.next_piece()? {
+            Some(Piece::Opened) => Ok(file),
+            Some(Piece::Failed(error)) => Err(error),
+            Some(Piece::Bytes(_)) | None => Err(io::Error::other("the reading thread failed")),
+        }
+    }
+
+    /// The next piece from the thread, `None` at the end, [`Stopped`] as an error.
+    fn next_piece(&mut self) -> io::Result<Option<Piece>> {
+        loop {
+            if self.stop.load(Ordering::Relaxed)
+                || self.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                return Err(io::Error::other(Stopped));
+            }
+            match self.pieces.recv_timeout(TICK) {
+                Ok(piece) => return Ok(Some(piece)),
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return Ok(None),
+            }
+        }
+    }
+}
+
+/// The reading thread: opens the file, then hands its bytes over piece by piece until the end,
+/// an error, or a reader that went away.
+fn read_pieces(path: &Path, sender: &SyncSender<Piece>) {
+    let mut file = match File::open(path) {
+        Ok(file) => file,
+        Err(error) => {
+            let _ = sender.send(Piece::Failed(error));
+            return;
+        }
+    };
+    if sender.send(Piece::Opened).is_err() {
+        return;
+    }
+    loop {
+        let mut piece = vec![0u8; PIECE_BYTES];
+        let read = match file.read(&mut piece) {
+            Ok(0) => return,
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => {
+                let _ = sender.send(Piece::Failed(error));
+                return;
+            }
+        };
+        piece.truncate(read);
+        if sender.send(Piece::Bytes(piece)).is_err() {
+            return;
+        }
+    }
+}
+
+impl Read for WatchedFile<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let count = available.len().min(out.len());
+        out[..count].copy_from_slice(&available[..count]);
+        self.consume(count);
+        Ok(count)
+    }
+}
+
+impl BufRead for WatchedFile<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        while self.at == self.piece.len() {
+            match self.next_piece()? {
+                Some(Piece::Bytes(bytes)) => {
+                    self.piece = bytes;
+                    self.at = 0;
+                }
+                Some(Piece::Failed(error)) => return Err(error),
+                Some(Piece::Opened) | None => return Ok(&[]),
+            }
+        }
+        Ok(&self.piece[self.at..])
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.at = (self.at + amount).min(self.piece.len());
+    }
+}
