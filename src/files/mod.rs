@@ -153,4 +153,6 @@ pub fn is_in_directory(path: &Path, directory: &Path, name: impl Fn(&str) -> boo
 }
 
 #[cfg(test)]
+pub(crate) mod scratch;
+#[cfg(test)]
 mod tests;

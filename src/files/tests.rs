@@ -1,35 +1,14 @@
 use super::lines::{is_stopped, LineEnd, LineReader, WatchedFile};
 use super::replace::{part_path, process_is_gone};
+use super::scratch::Scratch;
 use super::*;
 use std::io::{Read, Write};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-/// A directory of this test's own, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("uttt-files-{test}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn file(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[test]
 fn an_output_that_is_an_input_by_any_spelling_or_link_is_refused() {
-    let scratch = Scratch::new("distinct");
+    let scratch = Scratch::new("files-distinct");
     let db = scratch.file("x.db");
     std::fs::write(&db, b"data").unwrap();
     let dotted = scratch.0.join(".").join("x.db");
@@ -65,7 +44,7 @@ fn an_output_that_is_an_input_by_any_spelling_or_link_is_refused() {
 
 #[test]
 fn a_file_named_in_a_directory_is_found_there_by_identity() {
-    let scratch = Scratch::new("in-directory");
+    let scratch = Scratch::new("files-in-directory");
     let input = scratch.file("line-3.cert");
     std::fs::write(&input, b"x").unwrap();
     let is_line = |name: &str| name.starts_with("line-");
@@ -77,7 +56,7 @@ fn a_file_named_in_a_directory_is_found_there_by_identity() {
 
 #[test]
 fn a_replacement_changes_the_target_only_when_committed() {
-    let scratch = Scratch::new("replace");
+    let scratch = Scratch::new("files-replace");
     let target = scratch.file("out.cert");
     std::fs::write(&target, b"old").unwrap();
     let mut replacement = Replacement::create(&target).unwrap();
@@ -116,7 +95,7 @@ fn gone_pid() -> u32 {
 
 #[test]
 fn parts_of_processes_that_are_gone_are_removed_and_others_kept() {
-    let scratch = Scratch::new("stale");
+    let scratch = Scratch::new("files-stale");
     let target = scratch.file("campaign.db.table");
     let stale = part_path(&target, gone_pid());
     let live = part_path(&target, 1);
@@ -163,7 +142,7 @@ fn lines_are_cut_at_the_limit_and_a_leading_byte_order_mark_is_skipped() {
 
 #[test]
 fn a_watched_file_reads_a_file_whole_and_names_what_is_missing() {
-    let scratch = Scratch::new("watched");
+    let scratch = Scratch::new("files-watched");
     let path = scratch.file("data");
     let bytes: Vec<u8> = (0..1_000_000u32).map(|i| i as u8).collect();
     std::fs::write(&path, &bytes).unwrap();
@@ -180,7 +159,7 @@ fn a_watched_file_reads_a_file_whole_and_names_what_is_missing() {
 
 #[test]
 fn a_fifo_nobody_writes_stops_at_the_deadline_and_at_the_flag() {
-    let scratch = Scratch::new("fifo");
+    let scratch = Scratch::new("files-fifo");
     let fifo = scratch.file("fifo");
     let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
     // SAFETY: a valid C string; mkfifo touches nothing else.

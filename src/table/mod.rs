@@ -111,6 +111,9 @@ pub struct Table {
     _lock: Option<File>,
     /// Entries cleared when the file was opened ([`Table::cleared_on_open`]).
     cleared_on_open: u64,
+    /// Whether a file-backed table was written back with its clean mark and checksum, after
+    /// which no thread uses it (so dropping it need not do it again).
+    closed_clean: bool,
 }
 
 /// Asks the processor to start loading the cache line of `item`, so that a read of it a
@@ -164,6 +167,7 @@ impl Table {
             file: None,
             _lock: None,
             cleared_on_open: 0,
+            closed_clean: false,
         })
     }
 

@@ -99,5 +99,6 @@ fn map_shared(path: &Path, file: &File, size: u64) -> Result<Table, TableError> 
         file: None,
         _lock: None,
         cleared_on_open: 0,
+        closed_clean: false,
     })
 }

@@ -187,29 +187,8 @@ mod tests {
     use super::super::entry::{key_tag, LOCKED, TAG_MASK, TAG_SHIFT};
     use super::*;
     use crate::files::part_of as part_path;
+    use crate::files::scratch::Scratch;
     use crate::table::numbers::Numbers;
-    use std::path::PathBuf;
-
-    /// A directory of this test's own, removed when dropped.
-    struct Scratch(PathBuf);
-
-    impl Scratch {
-        fn new(test: &str) -> Scratch {
-            let dir = std::env::temp_dir().join(format!("uttt-{test}-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).unwrap();
-            Scratch(dir)
-        }
-
-        fn file(&self, name: &str) -> PathBuf {
-            self.0.join(name)
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
 
     /// Numbers that differ from key to key.
     fn numbers(i: u64) -> Numbers {

@@ -54,6 +54,14 @@ fn text(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
+/// Runs `args`, which must be refused with exit 2, no panic, and an error that says `because`.
+fn refused(args: &[&str], because: &str) {
+    let (code, _, err) = run_uttt(args);
+    assert_eq!(code, 2, "{args:?}: {err}");
+    assert!(err.contains(because), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
 /// A database holding the answers of a solve of [`POSITION`].
 fn solved_database(dir: &Path, name: &str) -> PathBuf {
     let db = dir.join(name);
@@ -82,29 +90,22 @@ fn an_output_that_is_an_input_by_any_name_is_refused_before_anything_is_written(
     std::os::unix::fs::symlink(&db, &link).unwrap();
     let dotted = dir.join(".").join("x.db");
     for certificate in [&db, &link, &dotted] {
-        let (code, _, err) = run_uttt(&[
+        let args = [
             "solve",
             POSITION,
             "--db",
             text(&db),
             "--certificate",
             text(certificate),
-        ]);
-        assert_eq!(code, 2, "{err}");
-        assert!(err.contains("are the same file"), "{err}");
-        assert!(!err.contains("panicked"), "{err}");
+        ];
+        refused(&args, "are the same file");
     }
-    let (code, _, err) = run_uttt(&[
-        "campaign",
-        "certify",
-        POSITION,
-        "--db",
-        text(&db),
-        "--certificate",
-        text(&link),
-    ]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("are the same file"), "{err}");
+    let (db_path, link_path) = (text(&db), text(&link));
+    let certify = ["campaign", "certify", POSITION, "--db", db_path];
+    refused(
+        &[&certify[..], &["--certificate", link_path]].concat(),
+        "are the same file",
+    );
     assert_eq!(
         std::fs::read(&db).unwrap(),
         before,
@@ -125,9 +126,10 @@ fn an_output_that_is_an_input_by_any_name_is_refused_before_anything_is_written(
         "-q",
     ];
     assert_eq!(run_uttt(&args).0, 0);
-    let (code, _, err) = run_uttt(&[&args[..], &["--certificate", text(&table)]].concat());
-    assert_eq!(code, 2, "{err}");
-    assert!(!err.contains("panicked"), "{err}");
+    refused(
+        &[&args[..], &["--certificate", text(&table)]].concat(),
+        "are the same file",
+    );
     let (code, _, err) = run_uttt(&args);
     assert_eq!(code, 0, "{err}");
 
@@ -136,23 +138,24 @@ fn an_output_that_is_an_input_by_any_name_is_refused_before_anything_is_written(
     std::fs::create_dir_all(&certificates).unwrap();
     let input = certificates.join("line-1.cert");
     std::fs::write(&input, format!("{POSITION}\n")).unwrap();
-    let (code, _, err) = run_uttt(&[
+    let batch = [
         "solve",
         "--file",
         text(&input),
         "--certificate",
         text(&certificates),
-    ]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("certificate directory"), "{err}");
+    ];
+    refused(&batch, "certificate directory");
     assert_eq!(
         std::fs::read_to_string(&input).unwrap(),
         format!("{POSITION}\n")
     );
 
     // An import whose input is its database.
-    let (code, _, err) = run_uttt(&["db", "import", text(&db), text(&link)]);
-    assert_eq!(code, 2, "{err}");
+    refused(
+        &["db", "import", text(&db), text(&link)],
+        "are the same file",
+    );
     assert_eq!(fact_count(&db), facts);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -279,7 +282,11 @@ fn a_batch_answers_each_line_of_a_pipe_before_the_pipe_ends() {
 #[test]
 fn error_messages_escape_control_bytes_and_cut_long_tokens() {
     let long = "q".repeat(100_000);
-    for position in ["ee \u{1b}[2J".to_string(), long.clone(), format!("ee {long}")] {
+    for position in [
+        "ee \u{1b}[2J".to_string(),
+        long.clone(),
+        format!("ee {long}"),
+    ] {
         let (code, _, err) = run_uttt(&["solve", &position]);
         assert_eq!(code, 2, "{err}");
         assert!(!err.contains('\u{1b}'), "{err:?}");
