@@ -4,9 +4,11 @@
 Each round starts from an empty database and runs `uttt solve --file A` beside `uttt solve
 --file B`, both storing every answer. It counts the lines left `unknown` that their batch
 answers when it runs alone, the lines whose database report names an error, and the answers
-that a later solve does not find in the database. Usage:
+that a later solve does not find in the database. Each search is bounded by nodes, not time,
+and runs on one thread, so that a line's answer alone and beside the other batch is the same
+whatever the machine is doing. Usage:
 
-    scripts/two_batches.py UTTT [--rounds 10] [--count 12] [--plies 36] [--time-limit 5s]
+    scripts/two_batches.py UTTT [--rounds 10] [--count 12] [--plies 36] [--node-limit 3000000]
 """
 
 import argparse
@@ -17,11 +19,11 @@ import sys
 import tempfile
 
 
-def batch(uttt, positions, db, time_limit, extra=()):
+def batch(uttt, positions, db, node_limit):
     """`uttt solve --file positions --db db --json`, started (not waited for)."""
     command = [uttt, "solve", "--file", positions, "--db", db, "--db-min-work", "0",
-               "--time-limit", time_limit, "--jobs", "1", "--threads", "1", "--json",
-               "--table-mem", "256M", *extra]
+               "--node-limit", str(node_limit), "--jobs", "1", "--threads", "1", "--json",
+               "--table-mem", "256M"]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -38,7 +40,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--count", type=int, default=12)
     parser.add_argument("--plies", type=int, default=36)
-    parser.add_argument("--time-limit", default="5s")
+    parser.add_argument("--node-limit", type=int, default=3_000_000)
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="uttt-two-batches-")
     files = []
@@ -51,11 +53,11 @@ def main():
     alone = []
     for i, path in enumerate(files):
         db = os.path.join(work, f"alone-{i}.db")
-        alone.append(results(batch(args.uttt, path, db, args.time_limit)))
+        alone.append(results(batch(args.uttt, path, db, args.node_limit)))
     lost = errors = unstored = answered = 0
     for round_number in range(args.rounds):
         db = os.path.join(work, f"round-{round_number}.db")
-        running = [batch(args.uttt, path, db, args.time_limit) for path in files]
+        running = [batch(args.uttt, path, db, args.node_limit) for path in files]
         together = [results(process) for process in running]
         for i, path in enumerate(files):
             for line, result in together[i].items():
@@ -66,7 +68,7 @@ def main():
                 if (result.get("database") or {}).get("error"):
                     errors += 1
             # Every answer stored: a second solve of the answered lines comes from the file.
-            again = results(batch(args.uttt, path, db, args.time_limit))
+            again = results(batch(args.uttt, path, db, args.node_limit))
             for line, result in together[i].items():
                 if result["result"] != "unknown" and not again[line]["database"]["answered"]:
                     unstored += 1

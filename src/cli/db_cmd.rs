@@ -6,6 +6,7 @@ use super::args::{DbCheckArgs, DbCommand, DbImportArgs, DbStatsArgs};
 use super::memory::anonymous_table;
 use super::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::{Database, Fact};
+use crate::files::lines::{LineEnd, LineReader};
 use crate::files::{check_distinct, NamedPath};
 use crate::search::{Engine, SolveOptions};
 use crate::services::units::show_bytes;
@@ -66,6 +67,9 @@ fn export(database: &Database) -> anyhow::Result<i32> {
     Ok(EXIT_OK)
 }
 
+/// The longest line of a facts file: a fact's JSON is a few hundred bytes.
+const MAX_FACT_BYTES: usize = 64 << 10;
+
 /// Reads facts from `args.file`, naming the line of any that cannot be read; stores them all in
 /// one transaction (so a contradiction stores none of them).
 fn import(args: &DbImportArgs) -> anyhow::Result<i32> {
@@ -84,13 +88,23 @@ fn import(args: &DbImportArgs) -> anyhow::Result<i32> {
         Box::new(std::io::BufReader::new(file))
     };
     let mut facts: Vec<Fact> = Vec::new();
-    for (i, line) in input.lines().enumerate() {
-        let line = line.with_context(|| format!("cannot read facts from {name}"))?;
-        if line.trim().is_empty() {
-            continue;
+    let mut lines = LineReader::new(input, MAX_FACT_BYTES);
+    let mut line = Vec::new();
+    for number in 1.. {
+        let end = lines
+            .read_line(&mut line)
+            .with_context(|| format!("cannot read facts from {name}"))?;
+        match end {
+            None => break,
+            Some(LineEnd::TooLong) => anyhow::bail!(
+                "{name}:{number}: not a fact: the line is longer than {MAX_FACT_BYTES} bytes (a \
+                 fact's is a few hundred)"
+            ),
+            Some(LineEnd::Whole) if line.trim_ascii().is_empty() => continue,
+            Some(LineEnd::Whole) => {}
         }
-        let fact = serde_json::from_str(&line)
-            .map_err(|e| anyhow::anyhow!("{name}:{}:{}: not a fact: {e}", i + 1, e.column()))?;
+        let fact = serde_json::from_slice(&line)
+            .map_err(|e| anyhow::anyhow!("{name}:{number}:{}: not a fact: {e}", e.column()))?;
         facts.push(fact);
     }
     let stored = Database::open(&args.path)?.store(&facts)?;

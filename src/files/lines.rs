@@ -18,18 +18,22 @@ const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
 pub enum LineEnd {
     /// At a newline, or at the end of the input: the line is whole.
     Whole,
-    /// The line was longer than the reader's limit: only its first bytes were kept, and this
-    /// is its whole length in bytes (the rest was read and dropped).
-    TooLong(u64),
+    /// The line is longer than the reader's limit: its first bytes were kept, and the reader
+    /// stopped there (the rest of the line is read past by [`LineReader::skip_line`], or read
+    /// as the next line).
+    TooLong,
 }
 
-/// Reads lines of at most a given length from a buffered input: a longer line is cut, its
-/// rest read past and dropped, so that memory never grows with a line (a file with no newline
-/// at all, `/dev/zero`). A byte-order mark at the start of the input is skipped.
+/// Reads lines of at most a given length from a buffered input: a longer line is cut where the
+/// limit is passed, so that memory never grows with a line and a file with no newline at all
+/// (`/dev/zero`) is not read for ever. A byte-order mark at the start of the input is
+/// skipped.
 pub struct LineReader<R> {
     input: R,
     limit: usize,
     at_start: bool,
+    /// Whether the last line read was cut before its end (its rest is next in the input).
+    cut: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -39,6 +43,7 @@ impl<R: BufRead> LineReader<R> {
             input,
             limit,
             at_start: true,
+            cut: false,
         }
     }
 
@@ -46,8 +51,48 @@ impl<R: BufRead> LineReader<R> {
     /// of the input.
     pub fn read_line(&mut self, line: &mut Vec<u8>) -> io::Result<Option<LineEnd>> {
         line.clear();
-        let mut length = 0u64;
-        let mut any = false;
+        // The mark is kept until it is known whole: up to 3 bytes more than the limit.
+        let mark = if self.at_start {
+            BYTE_ORDER_MARK.len()
+        } else {
+            0
+        };
+        let (any, whole) =
+            self.read_until_newline(self.limit + mark + 1, |bytes| line.extend_from_slice(bytes))?;
+        if !any {
+            return Ok(None);
+        }
+        self.cut = !whole;
+        if std::mem::replace(&mut self.at_start, false) && line.starts_with(BYTE_ORDER_MARK) {
+            line.drain(..BYTE_ORDER_MARK.len());
+        }
+        if !whole || line.len() > self.limit {
+            line.truncate(self.limit);
+            return Ok(Some(LineEnd::TooLong));
+        }
+        Ok(Some(LineEnd::Whole))
+    }
+
+    /// Reads past the rest of a line that was too long, to its newline (however long it is:
+    /// memory does not grow); how many bytes were read past (none when the line read last
+    /// was not cut).
+    pub fn skip_line(&mut self) -> io::Result<u64> {
+        let mut skipped = 0u64;
+        if std::mem::replace(&mut self.cut, false) {
+            self.read_until_newline(usize::MAX, |bytes| skipped += bytes.len() as u64)?;
+        }
+        Ok(skipped)
+    }
+
+    /// Hands the bytes up to the next newline to `take`, and reads past the newline, but stops
+    /// after `most` bytes. Whether any byte or newline was read, and whether the line ended
+    /// (at a newline or at the end of the input) within `most`.
+    fn read_until_newline(
+        &mut self,
+        most: usize,
+        mut take: impl FnMut(&[u8]),
+    ) -> io::Result<(bool, bool)> {
+        let (mut any, mut read) = (false, 0usize);
         loop {
             let buffer = match self.input.fill_buf() {
                 Ok(buffer) => buffer,
@@ -55,33 +100,23 @@ impl<R: BufRead> LineReader<R> {
                 Err(e) => return Err(e),
             };
             if buffer.is_empty() {
-                break;
+                return Ok((any, true));
             }
             any = true;
             let newline = buffer.iter().position(|&b| b == b'\n');
             let content = &buffer[..newline.unwrap_or(buffer.len())];
-            // The mark is kept until it is known whole: up to 3 bytes more than the limit.
-            let room = (self.limit + BYTE_ORDER_MARK.len()).saturating_sub(line.len());
-            line.extend_from_slice(&content[..content.len().min(room)]);
-            length += content.len() as u64;
-            let used = content.len() + usize::from(newline.is_some());
-            self.input.consume(used);
-            if newline.is_some() {
-                break;
+            let count = content.len().min(most - read);
+            take(&content[..count]);
+            read += count;
+            let ends = newline.is_some() && count == content.len();
+            self.input.consume(count + usize::from(ends));
+            if ends {
+                return Ok((true, true));
+            }
+            if read == most {
+                return Ok((true, false));
             }
         }
-        if !any {
-            return Ok(None);
-        }
-        if std::mem::replace(&mut self.at_start, false) && line.starts_with(BYTE_ORDER_MARK) {
-            line.drain(..BYTE_ORDER_MARK.len());
-            length -= BYTE_ORDER_MARK.len() as u64;
-        }
-        if length > self.limit as u64 {
-            line.truncate(self.limit);
-            return Ok(Some(LineEnd::TooLong(length)));
-        }
-        Ok(Some(LineEnd::Whole))
     }
 
     /// The input, for reading what follows a line in another way.

@@ -9,7 +9,9 @@
 pub mod lines;
 mod replace;
 
-pub use replace::{part_of, remove_files_of_gone_processes, remove_stale_parts, Replacement};
+pub use replace::{
+    check_writable, part_of, remove_files_of_gone_processes, remove_stale_parts, Replacement,
+};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -85,6 +85,19 @@ impl Drop for Replacement {
     }
 }
 
+/// Whether `target` can be written by a [`Replacement`]: checked before long work whose
+/// result goes there (a search, then its certificate), so that the work is not done in vain.
+/// A part is created and removed again; a directory is refused.
+pub fn check_writable(target: &Path) -> io::Result<()> {
+    if target.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "it is a directory",
+        ));
+    }
+    Replacement::create(target).map(drop)
+}
+
 /// The part of `target` this process writes.
 pub fn part_of(target: &Path) -> PathBuf {
     part_path(target, std::process::id())

@@ -110,12 +110,16 @@ fn parts_of_processes_that_are_gone_are_removed_and_others_kept() {
     assert!(other.exists());
 }
 
+/// Every line of `input`, the rest of a line too long read past.
 fn lines_of(input: &[u8], limit: usize) -> Vec<(Vec<u8>, LineEnd)> {
     let mut reader = LineReader::new(input, limit);
     let mut line = Vec::new();
     let mut out = Vec::new();
     while let Some(end) = reader.read_line(&mut line).unwrap() {
         out.push((line.clone(), end));
+        if end == LineEnd::TooLong {
+            reader.skip_line().unwrap();
+        }
     }
     out
 }
@@ -131,11 +135,31 @@ fn lines_are_cut_at_the_limit_and_a_leading_byte_order_mark_is_skipped() {
         lines,
         vec![
             (b"first".to_vec(), LineEnd::Whole),
-            (vec![b'a'; 10], LineEnd::TooLong(100)),
+            (vec![b'a'; 10], LineEnd::TooLong),
             (b"\xEF\xBB\xBFthird".to_vec(), LineEnd::Whole),
             (b"last".to_vec(), LineEnd::Whole),
         ]
     );
+    // One byte over the limit, its newline read: the next line is the next line.
+    assert_eq!(
+        lines_of(b"0123456789X\nnext\n", 10),
+        vec![
+            (b"0123456789".to_vec(), LineEnd::TooLong),
+            (b"next".to_vec(), LineEnd::Whole)
+        ]
+    );
+    // Exactly at the limit is whole; a line that never ends is not read for ever.
+    assert_eq!(
+        lines_of(b"0123456789\n", 10),
+        vec![(b"0123456789".to_vec(), LineEnd::Whole)]
+    );
+    let mut endless = LineReader::new(std::io::BufReader::new(std::io::repeat(b'z')), 10);
+    let mut line = Vec::new();
+    assert_eq!(
+        endless.read_line(&mut line).unwrap(),
+        Some(LineEnd::TooLong)
+    );
+    assert_eq!(line, vec![b'z'; 10]);
     assert_eq!(lines_of(b"", 10), vec![]);
     assert_eq!(lines_of(b"\n", 10), vec![(vec![], LineEnd::Whole)]);
 }

@@ -98,6 +98,8 @@ pub fn facts_of(report: &SolveReport, policy: StorePolicy) -> Vec<Fact> {
 /// How long a store made while the search runs waits for another process's write before it
 /// is put off to the next one: the search's root thread makes them, and must not stall.
 const STORE_WAIT: Duration = Duration::from_millis(50);
+/// The least time between two tries of a store that failed, but for the last one.
+const RETRY_INTERVAL: Duration = Duration::from_millis(250);
 /// Facts held back for a later store at most (those of a database that keeps failing): beyond
 /// them, the oldest are dropped and counted as not stored.
 const MAX_HELD_FACTS: usize = 1 << 20;
@@ -123,6 +125,8 @@ pub(super) struct DatabaseKeeper<'a> {
     /// Solved leaves' facts whose store failed (another process held the file, say), tried
     /// again with the next store and at the end.
     held: Vec<Fact>,
+    /// When a store last failed, if the facts held have not been stored since.
+    last_failure: Option<Instant>,
     /// What it did, for the solve's report. A failure never ends the search: what could not
     /// be written is tried again, and the failure told there.
     pub(super) outcome: DatabaseReport,
@@ -164,6 +168,7 @@ impl<'a> DatabaseKeeper<'a> {
             asked,
             campaign: None,
             held: Vec::new(),
+            last_failure: None,
             outcome: DatabaseReport::default(),
         }
     }
@@ -228,12 +233,22 @@ impl<'a> DatabaseKeeper<'a> {
     /// all held back for the next try, and the failure is told in the report.
     fn store_held(&mut self, facts: Vec<Fact>, wait: Duration) {
         self.held.extend(facts);
+        // After a failure, the facts wait a while before the next try: a database that keeps
+        // failing is not handed the whole backlog at every merge.
+        let resting = self
+            .last_failure
+            .is_some_and(|at| at.elapsed() < RETRY_INTERVAL && wait < crate::db::BUSY_TIMEOUT);
+        if resting {
+            return;
+        }
         match self.database.store_waiting(&self.held, wait) {
             Ok(stored) => {
                 self.outcome.stored += stored.new;
                 self.held.clear();
+                self.last_failure = None;
             }
             Err(error) => {
+                self.last_failure = Some(Instant::now());
                 self.outcome.failed_stores += 1;
                 self.outcome.error = Some(error.with_causes());
                 let excess = self.held.len().saturating_sub(MAX_HELD_FACTS);

@@ -27,7 +27,8 @@ pub enum TableError {
         /// The file.
         path: PathBuf,
     },
-    /// The check of a table file as it was opened was stopped (the stop flag or the deadline).
+    /// Reading a table file (its check as it opens, or a snapshot's load) was stopped: by the
+    /// stop flag or the deadline.
     Stopped {
         /// The file.
         path: PathBuf,
@@ -67,8 +68,8 @@ impl fmt::Display for TableError {
             ),
             TableError::Stopped { path } => write!(
                 f,
-                "stopped while checking table file {} as it was opened (the time limit ran out, \
-                 or a signal came); nothing was searched",
+                "stopped while reading table file {} (the time limit ran out, or a signal \
+                 came); nothing was searched",
                 path.display()
             ),
             TableError::BadFile { path, problem } => {

@@ -26,7 +26,7 @@ use crate::files::Replacement;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Bytes copied per read or write call.
 const CHUNK_BYTES: usize = 1 << 20;
@@ -102,6 +102,16 @@ impl Table {
     /// of this format is refused. (A table file uses all its buckets at once, so the
     /// snapshot's entries would not be where its lookups look: it is refused too.)
     pub fn load_snapshot(&mut self, path: &Path) -> Result<SnapshotFigures, TableError> {
+        self.load_snapshot_until(path, &AtomicBool::new(false))
+    }
+
+    /// [`Table::load_snapshot`], stopped with [`TableError::Stopped`] once `stop` is raised
+    /// (looked at every megabyte); the table is then to be dropped, half filled.
+    pub fn load_snapshot_until(
+        &mut self,
+        path: &Path,
+        stop: &AtomicBool,
+    ) -> Result<SnapshotFigures, TableError> {
         if let Some(file) = &self.file {
             return Err(TableError::BadFile {
                 path: file.clone(),
@@ -134,6 +144,11 @@ impl Table {
         let mut index = 0u64;
         let mut entries = 0u64;
         while index < snapshot_buckets {
+            if stop.load(Ordering::Relaxed) {
+                return Err(TableError::Stopped {
+                    path: path.to_path_buf(),
+                });
+            }
             let count = ((snapshot_buckets - index) as usize).min(CHUNK_BYTES / bucket_bytes);
             let bytes = &mut chunk[..count * bucket_bytes];
             file.read_exact(bytes).map_err(failed)?;

@@ -1,7 +1,7 @@
-//! Random and mangled input for the readers of untrusted text: the certificate reader and
-//! checker, and the position notations. Whatever the bytes, they answer, never panic, and an
-//! error's text says what is wrong. Seeded, so that a failure repeats: the input is in the
-//! message.
+//! Random and mangled input for the readers of untrusted text and files: the certificate
+//! reader and checker, the position notations, table files and databases. Whatever the bytes,
+//! they answer, never panic, and an error's text says what is wrong. Seeded, so that a failure
+//! repeats: the input is in the message.
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use uttt::certificate::{check_bytes, read_blocks, write_block, Block, Claim, ClaimKind};
 use uttt::game::formats::{format_codingame, format_uttt_ai_moves, format_uttt_ai_state};
@@ -185,4 +185,112 @@ fn the_position_notations_never_panic_and_say_what_is_wrong() {
             });
         }
     }
+}
+
+/// O wins in well under a second (the README's tour).
+const SOLVED: &str = "X;..O@.....;.X.X..X../...O.XX.O/..OXO.O../OX.O.O.../OOX....../....XOXX./OOXX..OO./..O.X..../..X...X..";
+
+/// `bytes` with a few random bytes overwritten anywhere, header included.
+fn scribble(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    for _ in 0..1 + rng.below(64) {
+        let at = rng.below(out.len());
+        out[at] = rng.next_u64() as u8;
+    }
+    out
+}
+
+#[test]
+fn random_bytes_in_table_files_are_refused_or_cleared_never_a_panic_or_a_hang() {
+    use std::sync::atomic::AtomicBool;
+    use uttt::search::SolveOptions;
+    use uttt::services::Solver;
+    use uttt::table::Table;
+    let dir = crate::common::temp_dir("hostile-table-bytes");
+    let path = dir.join("t.tt");
+    let never = AtomicBool::new(false);
+    let pos: Position = SOLVED.parse().unwrap();
+    let options = SolveOptions {
+        threads: 1,
+        node_limit: Some(20_000),
+        ..SolveOptions::default()
+    };
+    {
+        let table = Table::open_file(&path, 64 << 10, &never, None).unwrap();
+        Solver::new(&options, &table).solve(&pos);
+    }
+    let good = std::fs::read(&path).unwrap();
+    let mut rng = Rng::new(7373);
+    let (mut refused, mut opened) = (0, 0);
+    for case in 0..200 {
+        let mut bytes = scribble(&mut rng, &good);
+        if case % 2 == 0 {
+            // As a crash leaves it: no checksum to hold the entries to.
+            bytes[32] = 0;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        match Table::open_file(&path, 64 << 10, &never, None) {
+            Err(_) => refused += 1,
+            Ok(table) => {
+                opened += 1;
+                let report = Solver::new(&options, &table).solve(&pos);
+                assert!(
+                    report.nodes <= 2 * 20_000 + 1_000,
+                    "case {case}: {}",
+                    report.nodes
+                );
+            }
+        }
+    }
+    assert!(
+        refused > 0 && opened > 0,
+        "{refused} refused, {opened} opened"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn random_bytes_in_databases_give_errors_never_a_panic() {
+    use uttt::db::Database;
+    let dir = crate::common::temp_dir("hostile-db-bytes");
+    let db = dir.join("good.db");
+    let (code, _, err) = crate::common::run_uttt(&[
+        "solve",
+        SOLVED,
+        "--db",
+        db.to_str().unwrap(),
+        "--db-min-work",
+        "0",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let good = std::fs::read(&db).unwrap();
+    let pos: Position = SOLVED.parse().unwrap();
+    let mut rng = Rng::new(7374);
+    let mut failed = 0;
+    for case in 0..200 {
+        let path = dir.join(format!("case-{case}.db"));
+        std::fs::write(&path, scribble(&mut rng, &good)).unwrap();
+        let used = std::panic::catch_unwind(|| -> Result<(), uttt::db::DbError> {
+            let database = Database::open(&path)?;
+            database.lookup(&pos)?;
+            let facts = database.facts()?;
+            database.stored_facts()?;
+            database.store(&facts)?;
+            Ok(())
+        });
+        match used {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => {
+                failed += 1;
+                assert!(!error.to_string().is_empty());
+            }
+            Err(_) => panic!("case {case} panicked"),
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+    assert!(failed > 0, "some damage is seen");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -14,7 +14,7 @@ use super::report::{
 use crate::cli::args::{SearchArgs, SolveArgs};
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
-use crate::files::{self, Replacement};
+use crate::files;
 use crate::search::SolveOptions;
 use crate::services::certify::CertificateFileError;
 use crate::services::{
@@ -272,7 +272,7 @@ fn prepare_certificate_directory(
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create certificate directory {}", dir.display()))?;
-    Replacement::create(&dir.join("line-0.cert"))
+    files::check_writable(&dir.join("line-0.cert"))
         .with_context(|| format!("cannot write certificates into directory {}", dir.display()))?;
     let is_certificate = |name: &str| {
         name.strip_prefix("line-")

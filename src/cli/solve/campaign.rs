@@ -10,7 +10,7 @@ use crate::cli::memory::anonymous_table;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_OK};
 use crate::db::campaign::guide::KeptGuide;
 use crate::db::Database;
-use crate::files::NamedPath;
+use crate::files::{check_writable, NamedPath};
 use crate::search::options::DEFAULT_EPSILON;
 use crate::search::SolveOptions;
 use crate::services::campaign::snapshot::{snapshot_file, SnapshotReport};
@@ -102,7 +102,9 @@ pub fn run(args: &CampaignRunArgs) -> anyhow::Result<i32> {
     let request = campaign_request(args)?;
     let mut campaign = Campaign::open(&request).map_err(campaign_error)?;
     let mut table = open_table(&args.search)?;
-    campaign.load_snapshot(&mut table).map_err(campaign_error)?;
+    campaign
+        .load_snapshot(&mut table, stop)
+        .map_err(campaign_error)?;
     let ran = with_live_line(progress_mode(&args.search), &table, |live| {
         campaign.run(&table, stop, Some(live), None, &warn)
     })
@@ -282,6 +284,8 @@ pub fn certify(args: &CampaignCertifyArgs) -> anyhow::Result<i32> {
         NamedPath::written("--db", &args.db),
         NamedPath::written("--certificate", &args.certificate),
     ])?;
+    check_writable(&args.certificate)
+        .with_context(|| format!("cannot write certificate {}", args.certificate.display()))?;
     let database = Database::open_existing(&args.db)?;
     let settled = settled_campaign(&database, &pos)?.with_context(|| {
         format!(

@@ -62,12 +62,12 @@ impl Entries {
     /// line (which changes the rule set). Positions are parsed only with `parse` (else an
     /// entry's `parsed` is an empty error: for counting the entries).
     fn entry(&mut self, end: LineEnd, parse: bool) -> Option<Entry> {
-        if let LineEnd::TooLong(length) = end {
+        if end == LineEnd::TooLong {
             return Some(Entry {
                 line: self.line,
                 parsed: Err(format!(
-                    "the line is {length} bytes long, more than the {MAX_LINE_BYTES} a line of \
-                     positions may have"
+                    "the line is longer than the {MAX_LINE_BYTES} bytes a line of positions may \
+                     have"
                 )),
             });
         }
@@ -109,6 +109,12 @@ impl Entries {
                 Ok(None) => return None,
                 Ok(Some(end)) => {
                     self.line += 1;
+                    // The rest of a line too long is read past (memory does not grow).
+                    if let (LineEnd::TooLong, Err(error)) = (end, self.lines.skip_line()) {
+                        self.failed = true;
+                        let context = format!("cannot read {}", self.path.display());
+                        return Some(Err(anyhow::Error::new(error).context(context)));
+                    }
                     if let Some(entry) = self.entry(end, parse) {
                         return Some(Ok(entry));
                     }

@@ -85,6 +85,27 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<i32> {
     })
 }
 
+/// The most bytes a game's text may have: a game of 81 moves with a comment on every line is
+/// a few kilobytes; what is larger is not a game, and is not read into memory.
+const MAX_GAME_BYTES: u64 = 1 << 20;
+
+/// All of `input` (named `name` in errors), at most [`MAX_GAME_BYTES`] of it.
+fn read_bounded(input: impl Read, name: &str) -> anyhow::Result<String> {
+    let mut bytes = Vec::new();
+    input
+        .take(MAX_GAME_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read the game from {name}"))?;
+    anyhow::ensure!(
+        bytes.len() as u64 <= MAX_GAME_BYTES,
+        "{name} is longer than {MAX_GAME_BYTES} bytes: not a game"
+    );
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        anyhow::anyhow!("{name} is not UTF-8 text (byte {} is not)", at + 1)
+    })
+}
+
 /// Where a game's text came from, for error messages.
 enum Origin<'a> {
     Argument,
@@ -98,17 +119,17 @@ fn read_game(args: &ReviewArgs) -> anyhow::Result<Vec<Move>> {
     let rules = args.rule_set.rules;
     let (text, origin) = match (&args.game, &args.file) {
         (Some(game), _) if game == "-" => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .context("cannot read the game from stdin")?;
+            let text = read_bounded(std::io::stdin(), "stdin")?;
             (without_comments(&text), Origin::Stdin)
         }
         (Some(game), _) => (game.clone(), Origin::Argument),
         (None, Some(path)) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the game file {}", path.display()))?;
-            (without_comments(&text), Origin::File(path))
+            let name = format!("the game file {}", path.display());
+            let file = std::fs::File::open(path).with_context(|| format!("cannot read {name}"))?;
+            (
+                without_comments(&read_bounded(file, &name)?),
+                Origin::File(path),
+            )
         }
         (None, None) => anyhow::bail!("give a game, `-` for stdin, or --file PATH"),
     };

@@ -9,11 +9,13 @@ use crate::cli::args::SolveArgs;
 use crate::cli::memory::shortfall;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED};
 use crate::db::Source;
+use crate::files::check_writable;
 use crate::search::workers::private::with_private_tables;
 use crate::search::{Engine, SolveOptions};
 use crate::services::units::show_bytes;
 use crate::services::{write_and_check, CertificateRequest, Solver};
 use crate::table::Table;
+use anyhow::Context;
 use std::io::Write;
 
 /// Solves the position the arguments name and prints the result; returns the exit code.
@@ -27,6 +29,11 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     } else {
         Vec::new()
     };
+    if let Some(path) = &args.certificate {
+        // Before the search, so that its answer is not found in vain.
+        check_writable(path)
+            .with_context(|| format!("cannot write certificate {}", path.display()))?;
+    }
     let mut table = open_table(&args.search)?;
     let database = open_database(&args.search)?;
     let db = database.as_ref();

@@ -165,9 +165,13 @@ impl<'a> Campaign<'a> {
     }
 
     /// Loads the request's snapshot, if it names one and the file exists, into `table`.
-    pub fn load_snapshot(&mut self, table: &mut Table) -> Result<(), CampaignError> {
+    pub fn load_snapshot(
+        &mut self,
+        table: &mut Table,
+        stop: &AtomicBool,
+    ) -> Result<(), CampaignError> {
         if let Some(plan) = &self.request.snapshot {
-            self.snapshot = Some(snapshot::load(table, &plan.path)?);
+            self.snapshot = Some(snapshot::load(table, &plan.path, stop)?);
         }
         Ok(())
     }

@@ -59,9 +59,13 @@ pub fn snapshot_file(db: &Path, explicit: Option<&Path>) -> Result<PathBuf, Camp
     Ok(path)
 }
 
-/// Loads the snapshot at `path` into `table`, if there is one. A file there that is not a
-/// snapshot is refused rather than overwritten later.
-pub fn load(table: &mut Table, path: &Path) -> Result<SnapshotReport, CampaignError> {
+/// Loads the snapshot at `path` into `table`, if there is one (stopped once `stop` is raised).
+/// A file there that is not a snapshot is refused rather than overwritten later.
+pub fn load(
+    table: &mut Table,
+    path: &Path,
+    stop: &AtomicBool,
+) -> Result<SnapshotReport, CampaignError> {
     let mut report = SnapshotReport {
         path: path.to_path_buf(),
         ..SnapshotReport::default()
@@ -70,12 +74,13 @@ pub fn load(table: &mut Table, path: &Path) -> Result<SnapshotReport, CampaignEr
     remove_stale_parts(path);
     if path.exists() {
         let began = Instant::now();
-        let figures = table
-            .load_snapshot(path)
-            .map_err(|source| CampaignError::Snapshot {
-                path: path.to_path_buf(),
-                source,
-            })?;
+        let figures =
+            table
+                .load_snapshot_until(path, stop)
+                .map_err(|source| CampaignError::Snapshot {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
         report.loaded_entries = Some(figures.entries);
         report.load_seconds = began.elapsed().as_secs_f64();
     }
