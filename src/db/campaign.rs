@@ -15,8 +15,7 @@
 
 pub mod guide;
 
-use super::schema::BUSY_TIMEOUT;
-use super::{clamp, key, Database, DbError, Fact, Stored};
+use super::{clamp, key, Database, DbError, Fact, Stored, BUSY_TIMEOUT};
 use crate::game::{Move, Player, Position};
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 use serde::Serialize;

@@ -444,17 +444,23 @@ fn two_batches_writing_one_database_answer_as_alone_and_store_every_answer() {
 
 #[test]
 fn a_database_in_a_read_only_directory_is_named_for_it() {
-    // SAFETY: geteuid reads nothing and cannot fail.
-    if unsafe { libc::geteuid() } == 0 {
-        // Permissions do not bind the superuser (as CI runs): nothing to see there.
-        return;
-    }
     use std::os::unix::fs::PermissionsExt;
     let dir = common::temp_dir("hostile-read-only");
     let db = solved_database(&dir, "r.db");
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
-    let (code, _, err) = run_uttt(&["db", "stats", text(&db)]);
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_uttt"));
+    // SAFETY: geteuid reads nothing and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        // Permissions do not bind the superuser (CI runs as root): run as nobody.
+        command = Command::new("setpriv");
+        command.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+        command.arg(env!("CARGO_BIN_EXE_uttt"));
+    }
+    let out = command.args(["db", "stats", text(&db)]).output().unwrap();
+    let (code, err) = (out.status.code(), String::from_utf8_lossy(&out.stderr));
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let code = code.unwrap_or(-1);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("read-only"), "{err}");
     assert!(!err.contains("not a uttt database"), "{err}");
