@@ -11,7 +11,7 @@ use uttt::game::formats::{
     uttt_ai_state_link,
 };
 use uttt::game::{
-    format_moves, parse_game_arg_under, read_move_list, Move, Outcome, Player, Position,
+    format_moves, parse_game_arg_under, read_move_list, shown, Move, Outcome, Player, Position,
 };
 
 /// The most moves a game has: one per cell.
@@ -76,7 +76,7 @@ impl PyPosition {
     pub(crate) fn read(text: &str, rules: &str) -> PyResult<PyPosition> {
         let rules = parse_rules(rules).map_err(value_error)?;
         let game = parse_game_arg_under(text, rules)
-            .map_err(|error| value_error(format!("invalid position `{text}`: {error}")))?;
+            .map_err(|error| value_error(format!("invalid position `{}`: {error}", shown(text))))?;
         Ok(PyPosition {
             pos: game.position,
             history: game.moves.as_deref().map(History::of),
@@ -120,7 +120,7 @@ impl PyPosition {
             }
         }
         let (_, moves) = read_move_list(&self.pos, text)
-            .map_err(|error| value_error(format!("invalid move `{text}`: {error}")))?;
+            .map_err(|error| value_error(format!("invalid move `{}`: {error}", shown(text))))?;
         Ok(moves.into_iter().fold(*self, |here, mv| here.after(mv)))
     }
 
