@@ -61,9 +61,12 @@ pub fn main_exit_code() -> i32 {
 /// The exit code of a command that ended in an error because it was stopped: by a signal,
 /// 128 + its number; by `--time-limit`, [`EXIT_INCOMPLETE`], as an unfinished answer has.
 fn stopped_exit_code(error: &anyhow::Error) -> Option<i32> {
-    let stopped = error
-        .chain()
-        .any(|cause| matches!(cause.downcast_ref(), Some(TableError::Stopped { .. })));
+    let stopped = error.chain().any(|cause| {
+        matches!(cause.downcast_ref(), Some(TableError::Stopped { .. }))
+            || cause
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(crate::files::lines::is_stopped)
+    });
     stopped.then(|| interrupt::exit_code().unwrap_or(EXIT_INCOMPLETE))
 }
 

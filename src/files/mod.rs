@@ -145,11 +145,14 @@ pub fn check_distinct(paths: &[NamedPath]) -> Result<(), SameFile> {
 /// Whether `path` is the file `name` in the directory `directory` (both by identity), for
 /// outputs whose names are made inside a directory (a batch's `line-N.cert`).
 pub fn is_in_directory(path: &Path, directory: &Path, name: impl Fn(&str) -> bool) -> bool {
-    let Ok(real) = path.canonicalize() else {
+    // An existing file where its links lead; one yet to be made where it will be.
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let Some(file) = real.file_name() else {
         return false;
     };
-    let (Some(parent), Some(file)) = (real.parent(), real.file_name()) else {
-        return false;
+    let parent = match real.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
     };
     file.to_str().is_some_and(name) && identity(parent) == identity(directory)
 }

@@ -52,6 +52,12 @@ fn a_file_named_in_a_directory_is_found_there_by_identity() {
     assert!(is_in_directory(&input, &scratch.0.join("."), is_line));
     assert!(!is_in_directory(&input, &scratch.0, |_| false));
     assert!(!is_in_directory(&input, Path::new("/"), is_line));
+    // A file yet to be made there is there too.
+    assert!(is_in_directory(
+        &scratch.file("line-9.cert"),
+        &scratch.0,
+        is_line
+    ));
 }
 
 #[test]

@@ -216,7 +216,12 @@ impl<'a> DatabaseKeeper<'a> {
     /// `numbers` (nothing for a run that merged nothing). What still cannot be stored is counted
     /// in the report as not stored.
     pub(super) fn finish(&mut self, root: Numbers) {
-        let searched = self.campaign.as_ref().is_some_and(|c| c.recorded);
+        // A run whose first record failed still has its changes pending: they get the last,
+        // longest try too.
+        let searched = self
+            .campaign
+            .as_ref()
+            .is_some_and(|c| c.recorded || !c.pending_nodes.is_empty() || c.pending_jobs > 0);
         if searched {
             self.record_campaign(&[], &[], 0, root, true);
         }

@@ -53,8 +53,12 @@ pub const FILE_HEADER_BYTES: usize = 4096;
 
 const FILE_MAGIC: &[u8; 8] = b"UTTT-TT\0";
 /// Version 2: the key of "does O win?" entries changed (see `crate::search::table_key`). Version 3:
-/// keys became essential hashes (`Position::hash`).
-const FILE_VERSION: u32 = 3;
+/// keys became essential hashes (`Position::hash`). Version 4: the entries' checksum at a clean
+/// close (the same entries as version 3, which is still read, without a checksum: a build that
+/// wrote version 3 would leave a version-4 checksum stale, so it must refuse version 4).
+const FILE_VERSION: u32 = 4;
+/// The oldest version read: its entries are this version's, checked one by one on opening.
+const OLDEST_READ_VERSION: u32 = 3;
 /// Describes the entry layout in the header, so a file of another layout is refused.
 const FILE_LAYOUT: u32 = (BUCKET_BYTES as u32) << 16 | (ENTRIES_PER_BUCKET as u32) << 8 | 16;
 
@@ -179,21 +183,32 @@ impl Table {
         };
         if !fresh {
             let found = FileHeader::decode(table.header_bytes());
-            let closed_with = found.filter(|h| h.clean).and_then(|h| h.checksum);
+            let closed_with = found
+                .filter(|h| h.clean && h.version == FILE_VERSION)
+                .and_then(|h| h.checksum);
             let watch = Watch { stop, deadline };
-            match closed_with {
-                Some(checksum) => {
-                    if table.entries_checksum(&watch)? != checksum {
-                        return Err(TableError::BadFile {
-                            path: path.to_path_buf(),
-                            problem: "is damaged: its entries changed since it was closed (the \
-                                      checksum written then does not match); delete it to start \
-                                      afresh"
-                                .to_string(),
-                        });
+            let checked = match closed_with {
+                Some(checksum) => table.entries_checksum(&watch).and_then(|sum| {
+                    if sum == checksum {
+                        return Ok(());
                     }
-                }
-                None => table.cleared_on_open = table.clear_unsound_entries(&watch)?,
+                    Err(TableError::BadFile {
+                        path: path.to_path_buf(),
+                        problem: "is damaged: its entries changed since it was closed (the \
+                                  checksum written then does not match); delete it to start \
+                                  afresh"
+                            .to_string(),
+                    })
+                }),
+                None => table
+                    .clear_unsound_entries(&watch)
+                    .map(|cleared| table.cleared_on_open = cleared),
+            };
+            if let Err(error) = checked {
+                // Left as it was found: dropping the table must not mark it clean, with a
+                // checksum of what was refused or only partly cleared.
+                table.closed_clean = true;
+                return Err(error);
             }
         }
         // Marked in use: a crash from now on leaves it unclean, and without a checksum.
@@ -390,9 +405,10 @@ pub(super) fn check_file(path: &Path, file: &File, len: u64) -> Result<usize, Ta
     let Some(header) = FileHeader::decode(&bytes) else {
         return bad("is not a uttt table file (bad magic)".to_string());
     };
-    if header.version != FILE_VERSION {
+    if !(OLDEST_READ_VERSION..=FILE_VERSION).contains(&header.version) {
         return bad(format!(
-            "has format version {}, this uttt reads version {FILE_VERSION}",
+            "has format version {}, this uttt reads versions {OLDEST_READ_VERSION} to \
+             {FILE_VERSION}",
             header.version
         ));
     }

@@ -251,11 +251,16 @@ fn verify_reads_in_bounded_pieces_and_hears_its_limit_and_signals() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("time limit"), "{err}");
     assert!(took < Duration::from_secs(4), "{took:?}");
-    let child = spawn(&["verify", text(&fifo)]);
-    std::thread::sleep(Duration::from_millis(300));
-    common::send_signal(&child, "TERM");
-    let (code, _, err, _) = finish_within(child, Duration::from_secs(20));
-    assert_eq!(code, 143, "{err}");
+    for args in [
+        vec!["verify", text(&fifo)],
+        vec!["solve", "--file", text(&fifo)],
+    ] {
+        let child = spawn(&args);
+        std::thread::sleep(Duration::from_millis(300));
+        common::send_signal(&child, "TERM");
+        let (code, _, err, _) = finish_within(child, Duration::from_secs(20));
+        assert_eq!(code, 143, "{args:?}: {err}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

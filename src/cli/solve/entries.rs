@@ -6,7 +6,8 @@
 //! memory does not grow with the input, and a batch starts solving before its input ends.
 
 use crate::cli::args::parse_rules;
-use crate::files::lines::{LineEnd, LineReader};
+use crate::cli::interrupt;
+use crate::files::lines::{LineEnd, LineReader, WatchedFile};
 use crate::game::{parse_game_arg_under, Player, Position, Rules};
 use crate::services::Verdict;
 use anyhow::Context;
@@ -41,12 +42,19 @@ pub(crate) struct Entries {
 impl Entries {
     /// Opens `path` (`-`: standard input), its lines read under `rules` at first.
     pub fn open(path: &Path, rules: Rules) -> anyhow::Result<Entries> {
+        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
         let input: Box<dyn BufRead + Send> = if path == Path::new("-") {
             Box::new(std::io::BufReader::new(std::io::stdin()))
-        } else {
+        } else if regular {
             let file = std::fs::File::open(path)
                 .with_context(|| format!("cannot read {}", path.display()))?;
             Box::new(std::io::BufReader::new(file))
+        } else {
+            // A FIFO may keep its opener waiting for a writer: opened and read by a thread of
+            // its own, so that Ctrl-C and SIGTERM are heard meanwhile.
+            let file = WatchedFile::open(path, interrupt::stop_flag(), None)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            Box::new(file)
         };
         Ok(Entries {
             lines: LineReader::new(input, MAX_LINE_BYTES),
@@ -134,7 +142,7 @@ impl Entries {
 /// more, a line at a time, without parsing the positions); `None` for a pipe or standard
 /// input, whose lines can be read only once.
 pub(crate) fn count_entries(path: &Path) -> Option<u64> {
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+    if path == Path::new("-") || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return None;
     }
     let mut entries = Entries::open(path, Rules::Common).ok()?;
