@@ -483,26 +483,25 @@ fn a_certificate_that_cannot_be_written_is_refused_before_any_search() {
     // The opening: a search of it would not end, so only a refusal before it ends in time.
     let positions = dir.join("positions.txt");
     std::fs::write(&positions, "ee\n").unwrap();
+    let (taken, inside_a_file, db) = (text(&taken), text(&inside_a_file), dir.join("c.db"));
     for args in [
-        vec!["solve", "ee", "--certificate", text(&taken)],
+        vec!["solve", "ee", "--certificate", taken],
         vec![
             "solve",
             "--file",
             text(&positions),
             "--certificate",
-            text(&inside_a_file),
+            inside_a_file,
         ],
         vec![
             "campaign",
             "certify",
             "ee",
             "--db",
-            text(&dir.join("c.db")),
+            text(&db),
             "--certificate",
-        ]
-        .into_iter()
-        .chain([text(&taken)])
-        .collect(),
+            taken,
+        ],
     ] {
         let (code, out, err, _) = finish_within(spawn(&args), Duration::from_secs(20));
         assert_eq!(code, 2, "{args:?}: {err}");
