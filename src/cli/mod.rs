@@ -76,6 +76,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Perft(args) => perft_cmd::run(&args),
         Command::Solve(args) => solve::run_solve(&args),
         Command::Analyze(args) => solve::run_analyze(&args),
+        Command::Play(args) => solve::run_play(&args),
         Command::Review(args) => solve::run_review(&args),
         Command::Serve(args) => serve_cmd::run(&args),
         Command::Verify(args) => verify_cmd::run(&args),

@@ -19,6 +19,7 @@ pub mod handover;
 pub mod job;
 pub mod limits;
 pub mod live;
+pub mod mcts;
 pub mod numbers;
 pub mod options;
 pub mod pn_dfpn;

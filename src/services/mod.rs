@@ -7,7 +7,8 @@
 //! - Built on it: [`analyze`] (every move's value), [`review`] (where a game was won and
 //!   lost), [`campaign`] (a solve kept in the database: running it, where it stands),
 //!   [`certify`](mod@certify) (proof certificates from a solved table or campaign, written to
-//!   files and checked), [`player`] (games played by short searches) and [`learn`] (the
+//!   files and checked), [`player`] (games played by short searches), [`play`] (a move chosen by Monte Carlo tree search
+//!   that knows what is proved) and [`learn`] (the
 //!   learned guide's samples, training and predictions).
 //! - [`json`]: the documented JSON objects of the answers, the same for every front end;
 //!   [`units`]: the sizes and durations people write, read the same by every front end.
@@ -18,6 +19,7 @@ pub mod certify;
 pub mod json;
 pub mod known;
 pub mod learn;
+pub mod play;
 pub mod player;
 pub mod report;
 pub mod review;
@@ -31,6 +33,7 @@ pub use certify::{
 };
 pub use json::{verdict_label, AnalysisJson, NotationsJson, SolveJson, VerifyJson};
 pub use known::StorePolicy;
+pub use play::{Estimate, PlayOptions, PlayReport, PlayedMove, TreePlayer};
 pub use player::SearchPlayer;
 pub use report::{
     BinaryOutcome, DatabaseReport, SearchReport, SolveReport, SolveValue, TableReport, Verdict,

@@ -30,6 +30,7 @@ mod mpi_cli;
 mod notations_cli;
 mod oracle_reference;
 mod perft;
+mod play_oracle;
 mod random_bytes;
 mod review;
 mod review_cli;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 mod database;
 mod learn;
+mod play;
 mod position;
 mod serve;
 
@@ -19,6 +20,7 @@ pub use learn::{
     LearnCalibrateArgs, LearnCommand, LearnDataArgs, LearnPredictArgs, LearnQualityArgs,
     LearnTrainArgs,
 };
+pub use play::PlayArgs;
 pub use position::{parse_rules, PositionArgs, RuleSetArg};
 pub use serve::ServeArgs;
 
@@ -50,6 +52,12 @@ pub enum Command {
         after_help = "Examples:\n  uttt analyze \"X;...;...\" --time-limit 1m\n  uttt analyze \"ee ea ae\" --json"
     )]
     Analyze(AnalyzeArgs),
+    /// Choose a move by Monte Carlo tree search that knows what is proved: the move, the
+    /// value where it is proved, and an estimate (shares of playouts) where it is not.
+    #[command(
+        after_help = "Examples:\n  uttt play \"ee ea\" --time-limit 500ms\n  uttt play \"X;...;...\" --playouts 20000 --threads 1 --seed 3 --json"
+    )]
+    Play(PlayArgs),
     /// Review a game: its positions solved from the end backwards on one table, each move
     /// marked best, mistake or blunder, and where the result was decided.
     #[command(

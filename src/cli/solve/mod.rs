@@ -1,5 +1,5 @@
 //! The commands that search: `uttt solve` (one position or a batch), `uttt analyze`,
-//! `uttt review` and `uttt campaign`.
+//! `uttt play`, `uttt review` and `uttt campaign`.
 //!
 //! `options` turns arguments into typed search options and a table; `single`, `batch`,
 //! `analyze` and `review` run the searches (with `--db`, through the database of solved
@@ -13,12 +13,13 @@ pub(crate) mod entries;
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;
 mod options;
+mod play;
 mod progress;
 mod report;
 mod review;
 mod single;
 
-use super::args::{AnalyzeArgs, CampaignCommand, ReviewArgs, SolveArgs};
+use super::args::{AnalyzeArgs, CampaignCommand, PlayArgs, ReviewArgs, SolveArgs};
 use crate::files::NamedPath;
 use std::path::Path;
 
@@ -55,6 +56,11 @@ pub fn run_campaign(command: &CampaignCommand) -> anyhow::Result<i32> {
 /// Runs `uttt analyze`.
 pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     analyze::run(args)
+}
+
+/// Runs `uttt play`.
+pub fn run_play(args: &PlayArgs) -> anyhow::Result<i32> {
+    play::run(args)
 }
 
 /// Runs `uttt review`.

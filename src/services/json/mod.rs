@@ -2,7 +2,10 @@
 //! typed views of a report that serialise as the command line's `--json` prints them, and as
 //! the server answers, so that both say the same.
 
+mod play;
 mod review;
+
+pub use play::PlayJson;
 
 pub use review::{decision_text, review_lines, verdict_words, PlyJson, ReviewLine, SummaryJson};
 

@@ -1,0 +1,342 @@
+//! Playing a move where the proof may not reach: a Monte Carlo tree search that knows what is
+//! proved ([`crate::search::mcts`]), and the rules by which a move is chosen from what it
+//! found. What is proved is said as a value; what is not is an estimate, and says so.
+//!
+//! The move, by these rules in order:
+//! - a move proved to win, as soon as one is found;
+//! - never a move proved to lose while another move is not proved to lose;
+//! - a proved draw, unless an unproved move's estimate gives the mover more than one half (a
+//!   win 1, a draw ½);
+//! - else the unproved move most visited (with a temperature, one drawn with chances growing
+//!   with its visits);
+//! - from a proved loss, the move whose refutation took the most work, as `solve` does.
+
+use super::report::{SolveValue, Verdict};
+use super::solve::Solver;
+use crate::db::{Database, DbError};
+use crate::game::{Move, Player, Position, Rng};
+use crate::search::mcts::{Bounds, ChildStats, Mcts, MctsOptions, MctsReport, Score};
+use crate::search::options::{Engine, SolveOptions};
+use crate::search::rules::{immediate_win, safe_moves};
+use crate::table::Table;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::AtomicBool;
+
+/// How to play: the search, and how varied the choice among unproved moves is.
+#[derive(Clone, Debug)]
+pub struct PlayOptions {
+    /// The search.
+    pub search: MctsOptions,
+    /// With a temperature T > 0 an unproved move is drawn with chances proportional to its
+    /// visits to the power 1/T (seeded by the search's seed); `None` plays the most visited.
+    pub temperature: Option<f64>,
+}
+
+/// Shares of the three outcomes, from playouts: an estimate, never a value.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    /// X's share.
+    pub x: f64,
+    /// O's share.
+    pub o: f64,
+    /// The draws' share.
+    pub draw: f64,
+    /// The playouts behind it.
+    pub playouts: u64,
+}
+
+impl Estimate {
+    /// The shares of `counts` (by [`Score::index`]); `None` without any.
+    pub fn of_counts(counts: [u64; 3]) -> Option<Estimate> {
+        let total: u64 = counts.iter().sum();
+        if total == 0 {
+            return None;
+        }
+        let share = |score: Score| counts[score.index()] as f64 / total as f64;
+        Some(Estimate {
+            x: share(Score::X_WINS),
+            o: share(Score::O_WINS),
+            draw: share(Score::DRAW),
+            playouts: total,
+        })
+    }
+
+    /// The estimate in words: `X 61 %, O 12 %, draw 27 %, from 5000 playouts`.
+    pub fn text(&self) -> String {
+        let percent = |p: f64| (p * 100.0).round();
+        format!(
+            "X {} %, O {} %, draw {} %, from {} playouts",
+            percent(self.x),
+            percent(self.o),
+            percent(self.draw),
+            self.playouts
+        )
+    }
+
+    /// What it gives `player`: its win 1, a draw ½.
+    pub fn reward_for(&self, player: Player) -> f64 {
+        let wins = match player {
+            Player::X => self.x,
+            Player::O => self.o,
+        };
+        wins + 0.5 * self.draw
+    }
+}
+
+/// One move at the root, as the search left it.
+#[derive(Clone, Copy, Debug)]
+pub struct PlayedMove {
+    /// The move.
+    pub mv: Move,
+    /// What is proved of the position after it.
+    pub bounds: Bounds,
+    /// Playouts through it.
+    pub visits: u32,
+    /// Its playouts' shares (`None` when it was never played out, or is proved).
+    pub estimate: Option<Estimate>,
+}
+
+/// What `play` decided: the move, what is proved, and the estimate where nothing is.
+#[derive(Clone, Debug)]
+pub struct PlayReport {
+    /// The position played from.
+    pub position: Position,
+    /// The move chosen (`None` when the game is over).
+    pub chosen: Option<Move>,
+    /// What is proved of the position: the winner, a draw, or unknown.
+    pub verdict: Verdict,
+    /// What is proved when the value is not ("X cannot win"), as bounds.
+    pub bounds: Bounds,
+    /// The shares of the root's playouts, where the value is not proved.
+    pub estimate: Option<Estimate>,
+    /// The search's figures and line.
+    pub search: MctsReport,
+    /// Each move at the root.
+    pub moves: Vec<PlayedMove>,
+    /// Whether the search went on from a tree kept from an earlier move.
+    pub kept_tree: bool,
+}
+
+impl PlayReport {
+    /// The value for the side to move.
+    pub fn value(&self) -> SolveValue {
+        self.verdict.value_for(self.position.side_to_move())
+    }
+
+    /// Whether the result is proved.
+    pub fn proved(&self) -> bool {
+        self.verdict.is_answered()
+    }
+}
+
+/// The verdict that exact bounds give.
+fn verdict_of(bounds: Bounds) -> Verdict {
+    match bounds.value() {
+        Some(Score::X_WINS) => Verdict::Wins(Player::X),
+        Some(Score::O_WINS) => Verdict::Wins(Player::O),
+        Some(_) => Verdict::Draw,
+        None => Verdict::Unknown,
+    }
+}
+
+/// A player that keeps its search tree from one move to the next (within a game, the tree
+/// below the moves played goes on growing).
+pub struct TreePlayer {
+    mcts: Option<Mcts>,
+}
+
+impl Default for TreePlayer {
+    fn default() -> Self {
+        TreePlayer::new()
+    }
+}
+
+impl TreePlayer {
+    /// A player with no tree yet.
+    pub fn new() -> TreePlayer {
+        TreePlayer { mcts: None }
+    }
+
+    /// Chooses a move at `pos`, searching against `table` (its DFPN looks' proofs stay there)
+    /// until a limit of `options`, or `stop`; what `database` knows of `pos` and of the
+    /// position after each of its moves is proved from the start.
+    pub fn choose(
+        &mut self,
+        pos: &Position,
+        table: &Table,
+        database: Option<&Database>,
+        options: &PlayOptions,
+        stop: &AtomicBool,
+    ) -> Result<PlayReport, DbError> {
+        let known = match database {
+            Some(database) => known_near(database, pos)?,
+            None => Vec::new(),
+        };
+        let search = &options.search;
+        let kept_tree = match &mut self.mcts {
+            Some(mcts) => mcts.move_to(pos, search.tree_bytes),
+            None => false,
+        };
+        let mcts = self
+            .mcts
+            .get_or_insert_with(|| Mcts::new(*pos, search.tree_bytes));
+        let report = mcts.search(table, search, stop, &known);
+        let moves: Vec<PlayedMove> = report.children.iter().map(played_move).collect();
+        let verdict = verdict_of(report.bounds);
+        let estimate = match verdict {
+            Verdict::Unknown => Estimate::of_counts(report.results),
+            _ => None,
+        };
+        let mut rng = Rng::new(search.seed ^ 0x706c_6179); // "play"
+        let chosen = if pos.is_over() {
+            None
+        } else {
+            Some(
+                choose_move(pos, &report, &moves, options.temperature, &mut rng)
+                    .unwrap_or_else(|| fallback_move(pos, report.bounds, table, search, stop)),
+            )
+        };
+        Ok(PlayReport {
+            position: *pos,
+            chosen,
+            verdict,
+            bounds: report.bounds,
+            estimate,
+            moves,
+            search: report,
+            kept_tree,
+        })
+    }
+}
+
+/// What `database` knows of `pos` and of the position after each legal move, as bounds.
+fn known_near(database: &Database, pos: &Position) -> Result<Vec<(Position, Bounds)>, DbError> {
+    let mut known = Vec::new();
+    let positions = std::iter::once(*pos).chain(pos.legal_moves().map(|mv| pos.play(mv)));
+    for at in positions {
+        let facts = database.lookup(&at)?;
+        for attacker in [Player::X, Player::O] {
+            if let Some(answer) = facts.answer(attacker, None) {
+                let bound = if answer.wins {
+                    Bounds::exact(Score::win_for(attacker))
+                } else {
+                    Bounds::cannot_win(attacker)
+                };
+                known.push((at, bound));
+            }
+        }
+    }
+    Ok(known)
+}
+
+fn played_move(child: &ChildStats) -> PlayedMove {
+    let counts = child.results.map(u64::from);
+    PlayedMove {
+        mv: child.mv,
+        bounds: child.bounds,
+        visits: child.visits,
+        estimate: if child.bounds.is_exact() {
+            None
+        } else {
+            Estimate::of_counts(counts)
+        },
+    }
+}
+
+/// The move the rules of this module choose from the root's moves, or `None` when the tree
+/// gives no move that meets them (a root settled before it was expanded, or a proof found
+/// in the table without its moves).
+fn choose_move(
+    pos: &Position,
+    report: &MctsReport,
+    moves: &[PlayedMove],
+    temperature: Option<f64>,
+    rng: &mut Rng,
+) -> Option<Move> {
+    let mover = pos.side_to_move();
+    let most_visited = |candidates: &mut dyn Iterator<Item = &PlayedMove>| {
+        candidates.max_by_key(|m| m.visits).map(|m| m.mv)
+    };
+    if let Some(value) = report.bounds.value() {
+        // Proved: a move of the same value (from a loss, the one that took most work).
+        return most_visited(&mut moves.iter().filter(|m| m.bounds.value() == Some(value)));
+    }
+    let loss = Score::win_for(mover.opponent());
+    let open: Vec<&PlayedMove> = moves
+        .iter()
+        .filter(|m| m.bounds.value().is_none_or(|v| v != loss))
+        .collect();
+    let draw = most_visited(
+        &mut open
+            .iter()
+            .copied()
+            .filter(|m| m.bounds.value() == Some(Score::DRAW)),
+    );
+    let unproved: Vec<&PlayedMove> = open.into_iter().filter(|m| !m.bounds.is_exact()).collect();
+    let promising = unproved.iter().any(|m| {
+        m.estimate
+            .is_some_and(|e| m.bounds.clamp_reward(e.reward_for(mover), mover) > 0.5)
+    });
+    if draw.is_some() && !promising {
+        return draw;
+    }
+    let best = match temperature {
+        Some(t) if t > 0.0 => draw_by_visits(&unproved, t, rng),
+        _ => unproved.iter().max_by_key(|m| m.visits).map(|m| m.mv),
+    };
+    best.or(draw)
+}
+
+/// A move of `moves` drawn with chances proportional to its visits to the power `1 / t`.
+fn draw_by_visits(moves: &[&PlayedMove], t: f64, rng: &mut Rng) -> Option<Move> {
+    let weights: Vec<f64> = moves
+        .iter()
+        .map(|m| f64::from(m.visits.max(1)).powf(1.0 / t))
+        .collect();
+    let total: f64 = weights.iter().sum();
+    let mut point = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
+    for (m, weight) in moves.iter().zip(weights) {
+        if point < weight {
+            return Some(m.mv);
+        }
+        point -= weight;
+    }
+    moves.last().map(|m| m.mv)
+}
+
+/// The move when the tree gives none: a win at once if there is one; for any other proved
+/// value, the best move of a DFPN solve against the same table (which holds the proof's
+/// pieces), as `solve` chooses it; else the first move that does not hand the opponent a win at once.
+fn fallback_move(
+    pos: &Position,
+    bounds: Bounds,
+    table: &Table,
+    search: &MctsOptions,
+    stop: &AtomicBool,
+) -> Move {
+    if let Some(win) = immediate_win(pos) {
+        return win;
+    }
+    let first_safe = || {
+        let safe = safe_moves(pos);
+        let moves = if safe.is_empty() {
+            pos.legal_moves()
+        } else {
+            safe
+        };
+        moves.into_iter().next().expect("a game in play has a move")
+    };
+    if bounds.is_exact() {
+        let options = SolveOptions {
+            engine: Engine::Dfpn,
+            threads: 1,
+            time_limit: search.time_limit,
+            ..SolveOptions::default()
+        };
+        let report = Solver::new(&options, table).stopped_by(stop).solve(pos);
+        if let Some(mv) = report.best_move {
+            return mv;
+        }
+    }
+    first_safe()
+}
