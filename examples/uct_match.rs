@@ -13,6 +13,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use uttt::game::{format_moves, Move, MoveSet, Outcome, Player, Position, Rng};
+use uttt::search::dfpn::Limits;
 use uttt::search::mcts::{playout::random_member, MctsOptions};
 use uttt::services::{PlayOptions, TreePlayer, Verdict};
 use uttt::table::Table;
@@ -178,7 +179,7 @@ fn main() {
             while !pos.is_over() {
                 let mv = if pos.side_to_move() == player_side {
                     let report = player
-                        .choose(&pos, &table, None, &options, &stop)
+                        .choose(&pos, &table, None, &options, Limits::stop_only(&stop))
                         .expect("no database");
                     if report.verdict == Verdict::Wins(player_side) && promised.is_none() {
                         promised = Some(moves.len());

@@ -5,7 +5,6 @@
 use crate::convert::{move_strings, numpy_array, value_error};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
-use uttt::cli::{board_text, parse_rules};
 use uttt::game::formats::{
     format_codingame, format_uttt_ai_moves, format_uttt_ai_state, uttt_ai_moves_link,
     uttt_ai_state_link,
@@ -13,6 +12,7 @@ use uttt::game::formats::{
 use uttt::game::{
     format_moves, parse_game_arg_under, read_move_list, shown, Move, Outcome, Player, Position,
 };
+use uttt::services::board::board_text;
 
 /// The most moves a game has: one per cell.
 const MAX_PLIES: usize = 81;
@@ -74,7 +74,7 @@ impl PyPosition {
     /// The position of `text` (any notation the command line takes) under the rule set named
     /// `rules`, or the command line's words for what is wrong.
     pub(crate) fn read(text: &str, rules: &str) -> PyResult<PyPosition> {
-        let rules = parse_rules(rules).map_err(value_error)?;
+        let rules = uttt::game::Rules::parse(rules).map_err(value_error)?;
         let game = parse_game_arg_under(text, rules)
             .map_err(|error| value_error(format!("invalid position `{}`: {error}", shown(text))))?;
         Ok(PyPosition {

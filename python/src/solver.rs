@@ -13,15 +13,24 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use std::time::Duration;
-use uttt::cli::{anonymous_table, DEFAULT_REVIEW_TIME_LIMIT};
 use uttt::db::{Database, Source};
 use uttt::game::{parse_game_arg_under, Move, Position};
-use uttt::search::dfpn::LiveStats;
+use uttt::search::dfpn::{Limits, LiveStats};
+use uttt::search::mcts::MctsOptions;
 use uttt::search::SolveOptions;
 use uttt::services::json::review_lines;
+use uttt::services::json::PlayJson;
+use uttt::services::memory::anonymous_table;
+use uttt::services::review::DEFAULT_TIME_LIMIT as DEFAULT_REVIEW_TIME_LIMIT;
 use uttt::services::review::{review_win_in, ReviewLimits, DEFAULT_UNKNOWNS_IN_A_ROW};
-use uttt::services::{AnalysisJson, SolveJson, Solver, StorePolicy, WinInMode};
+use uttt::services::{
+    AnalysisJson, PlayOptions, SolveJson, Solver, StorePolicy, TreePlayer, WinInMode,
+};
 use uttt::table::Table;
+
+/// The time limit of `choose` when neither it nor the solver has one, and no playouts bound it
+/// (the command line's `uttt play` default).
+const DEFAULT_CHOOSE_TIME: Duration = Duration::from_secs(1);
 
 /// How often a progress callback is called unless told otherwise, in seconds.
 const DEFAULT_PROGRESS_EVERY_S: f64 = 0.5;
@@ -46,6 +55,8 @@ pub struct PySolver {
     win_in: WinInMode,
     table: Table,
     database: Option<Mutex<Database>>,
+    /// The tree of `choose`, kept between calls (a game's next position goes on from it).
+    player: Mutex<TreePlayer>,
 }
 
 /// What a caller may set for one call (keywords of `solve`, `analyze` and `review`): limits in
@@ -188,6 +199,7 @@ impl PySolver {
             win_in: self::win_in(win_in)?,
             table,
             database,
+            player: Mutex::new(TreePlayer::new()),
         })
     }
 
@@ -306,6 +318,83 @@ impl PySolver {
         to_python(py, &review_lines(&review, &options))
     }
 
+    /// Chooses a move at `position` by the Monte Carlo tree search that knows what is proved:
+    /// the dict of `uttt play --json`, with `move` (None once the game is over), `result`
+    /// and `value` (proved values only), `proved`, `bounds` (what is proved when the value is
+    /// not, such as "X cannot win") and `estimate` (shares of playouts, never a value, with
+    /// the number behind them). Its tree is kept between calls: a call at a position the last
+    /// one's tree reaches (after its move and a reply) goes on from it. `time_limit` (default
+    /// the solver's, else 1 s unless `playouts` is given) and `playouts` bound the search;
+    /// `node_limit` bounds each DFPN look near the end of the game; with one thread, `seed`
+    /// and `playouts` the same call gives the same answer; `temperature` > 0 varies the choice
+    /// among unproved moves. Its proofs stay in this solver's table.
+    #[pyo3(signature = (position, *, time_limit = None, playouts = None, node_limit = None,
+                        seed = 1, temperature = 0.0))]
+    #[allow(clippy::too_many_arguments)]
+    fn choose<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+        time_limit: Option<&Bound<'py, PyAny>>,
+        playouts: Option<u64>,
+        node_limit: Option<u64>,
+        seed: u64,
+        temperature: f64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let pos = PyPosition::from_arg(position)?.pos;
+        if playouts == Some(0) {
+            return Err(value_error("playouts must be at least 1"));
+        }
+        if !(temperature >= 0.0 && temperature.is_finite()) {
+            return Err(value_error("temperature must be 0 or more"));
+        }
+        let defaults = MctsOptions::default();
+        let time_limit = match (duration("time_limit", time_limit)?, playouts) {
+            (Some(limit), _) => Some(limit),
+            (None, Some(_)) => self.options.time_limit,
+            (None, None) => self.options.time_limit.or(Some(DEFAULT_CHOOSE_TIME)),
+        };
+        let options = PlayOptions {
+            search: MctsOptions {
+                threads: self.options.threads,
+                seed,
+                playouts,
+                time_limit,
+                leaf_work: node_limit.unwrap_or(defaults.leaf_work),
+                ..defaults
+            },
+            temperature: (temperature > 0.0).then_some(temperature),
+        };
+        let stop = AtomicBool::new(false);
+        let live = LiveStats::default();
+        let progress = Progress {
+            callback: None,
+            every: Duration::from_secs_f64(DEFAULT_PROGRESS_EVERY_S),
+            live: &live,
+        };
+        let (table, database, player) = (&self.table, self.database.as_ref(), &self.player);
+        let work = || {
+            // A poisoned lock only means another call panicked; the tree and database are whole.
+            let mut player = player
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let limits = Limits::stop_only(&stop);
+            match database {
+                Some(database) => {
+                    let database = database
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner());
+                    player.choose(&pos, table, Some(&database), &options, limits)
+                }
+                None => player.choose(&pos, table, None, &options, limits),
+            }
+        };
+        let report = run_watched(py, &stop, &progress, work)?
+            .value
+            .map_err(error_words)?;
+        to_python(py, &PlayJson::of(&report, options.search.threads))
+    }
+
     /// The table's size in bytes.
     #[getter]
     fn table_mem(&self) -> u64 {
@@ -324,7 +413,7 @@ impl PySolver {
 fn game_moves(game: &Bound<'_, PyAny>, rules: &str) -> PyResult<(Position, Vec<Move>)> {
     let (position, moves) = if let Ok(text) = game.cast::<PyString>() {
         let text = text.to_str()?;
-        let rules = uttt::cli::parse_rules(rules).map_err(value_error)?;
+        let rules = uttt::game::Rules::parse(rules).map_err(value_error)?;
         let game = parse_game_arg_under(text, rules)
             .map_err(|error| value_error(format!("invalid game `{text}`: {error}")))?;
         (game.position, game.moves)

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use uttt::certificate::{check_file_until, CheckFileError};
-use uttt::cli::count_perft;
 use uttt::search::dfpn::LiveStats;
+use uttt::services::perft::count_perft;
 use uttt::services::VerifyJson;
 
 /// perft(position, depth, *, threads=1, divide=False)

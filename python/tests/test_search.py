@@ -133,3 +133,38 @@ def test_certificates_verify_as_the_command_line_checks_them(tmp_path):
 def test_bad_options_raise_value_errors_that_name_them(options):
     with pytest.raises(ValueError, match=next(iter(options))):
         uttt.solve("start", node_limit=1, **options)
+
+
+def test_choose_answers_the_command_lines_play_json_with_one_thread_and_a_seed():
+    text = MIDGAME[0]
+    ours = uttt.choose(text, threads=1, playouts=3000, seed=4, table_mem=TABLE)
+    theirs = cli_json(
+        "play", text, "--threads", "1", "--playouts", "3000", "--seed", "4",
+        "--table-mem", TABLE,
+    )
+    assert ours.keys() == theirs.keys()
+    assert without_timing(ours) == without_timing(theirs)
+    assert ours["move"] in uttt.Position.parse(text).legal_moves()
+
+
+def test_a_solver_keeps_its_tree_from_move_to_move():
+    solver = uttt.Solver(threads=1, table_mem=TABLE)
+    position = uttt.Position.parse("ee ea")
+    first = solver.choose(position, playouts=4000)
+    assert first["reused_playouts"] == 0
+    after = position.play(first["move"]).play(first["pv"][1])
+    second = solver.choose(after, playouts=4000)
+    assert second["reused_playouts"] > 0
+    assert not second["proved"] and second["estimate"]["playouts"] > 0
+
+
+def test_choose_on_a_finished_game_names_no_move_and_bad_options_raise():
+    finished = uttt.Position.parse("ee ea")
+    while finished.legal_moves():
+        finished = finished.play(finished.legal_moves()[0])
+    answer = uttt.choose(finished, playouts=10)
+    assert answer["move"] is None and answer["proved"]
+    with pytest.raises(ValueError, match="playouts"):
+        uttt.choose("ee", playouts=0)
+    with pytest.raises(ValueError, match="temperature"):
+        uttt.choose("ee", temperature=-1)

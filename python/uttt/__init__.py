@@ -18,6 +18,7 @@ Searches (``uttt solve --json``, ``uttt analyze --json``, ... as dicts)::
     >>> uttt.solve(q, time_limit=1)["result"]   # 'X', 'O', 'draw' or 'unknown'
     >>> solver = uttt.Solver(threads=2)          # keeps its table between calls
     >>> solver.analyze(q)["moves"][0]
+    >>> solver.choose(q, time_limit=0.5)["move"]  # a move where the proof does not reach
 
 A search runs without the GIL, so other threads go on; Ctrl-C stops it within a second and
 the call returns what it knows (``"result": "unknown"``), as the command line does.
@@ -36,6 +37,7 @@ __all__ = [
     "solve",
     "analyze",
     "review",
+    "choose",
     "perft",
     "verify",
     "DEFAULT_TABLE_BYTES",
@@ -107,3 +109,31 @@ def review(
     other keywords are :func:`solve`'s.
     """
     return Solver(**options).review(game, rules=rules, stop_after=stop_after, progress=progress)
+
+
+def choose(
+    position: PositionLike,
+    *,
+    time_limit: Optional[Union[float, str]] = None,
+    playouts: Optional[int] = None,
+    seed: int = 1,
+    temperature: float = 0.0,
+    **options: Unpack[SolverOptions],
+) -> dict:
+    """Choose a move at ``position``: the dict of ``uttt play --json``.
+
+    A Monte Carlo tree search that knows what is proved: ``move`` (None once the game is
+    over), ``result`` and ``value`` (proved values only, as :func:`solve`'s), ``proved``,
+    ``bounds`` (what is proved when the value is not, such as ``"X cannot win"``) and
+    ``estimate`` (``x``, ``o``, ``draw`` shares of playouts and their number: an estimate,
+    never a value). ``time_limit`` (default 1 s unless ``playouts`` is given) and
+    ``playouts`` bound the search; with ``threads=1``, a ``seed`` and ``playouts`` the same
+    call gives the same answer; ``temperature`` > 0 varies the choice among unproved moves.
+    The other keywords are :class:`Solver`'s. Not to be confused with :meth:`Position.play`,
+    which makes a move: this one chooses it.
+
+    Each call makes a fresh table and tree; :meth:`Solver.choose` keeps both between calls.
+    """
+    return Solver(**options).choose(
+        position, time_limit=time_limit, playouts=playouts, seed=seed, temperature=temperature
+    )

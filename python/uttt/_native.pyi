@@ -96,6 +96,17 @@ class Solver:
         **call: Unpack[CallSettings],
     ) -> list[dict[str, Any]]:
         """The lines of ``uttt review --json``: one dict per ply, then the summary."""
+    def choose(
+        self,
+        position: Union[Position, str],
+        *,
+        time_limit: _Duration = None,
+        playouts: Optional[int] = None,
+        node_limit: Optional[int] = None,
+        seed: int = 1,
+        temperature: float = 0.0,
+    ) -> dict[str, Any]:
+        """The dict of ``uttt play --json``: a move by tree search, its tree kept between calls."""
     @property
     def table_mem(self) -> int: ...
     @property

@@ -3,12 +3,12 @@
 //! again.
 
 use super::args::{DbCheckArgs, DbCommand, DbImportArgs, DbStatsArgs};
-use super::memory::anonymous_table;
 use super::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::{Database, Fact};
 use crate::files::lines::{LineEnd, LineReader};
 use crate::files::{check_distinct, NamedPath};
 use crate::search::{Engine, SolveOptions};
+use crate::services::memory::anonymous_table;
 use crate::services::units::show_bytes;
 use crate::services::{Solver, Verdict};
 use anyhow::Context;

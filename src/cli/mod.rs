@@ -3,24 +3,15 @@
 //! that knows about terminals and exit codes.
 
 mod args;
-mod board;
 mod db_cmd;
 mod gen_cmd;
 mod interrupt;
 mod learn_cmd;
-mod memory;
 mod perft_cmd;
 mod serve_cmd;
 mod show;
 mod solve;
 mod verify_cmd;
-
-// What other front ends (the Python package in `python/`) share with the command line, so
-// that they draw, count and default as it does.
-pub use args::{parse_rules, DEFAULT_REVIEW_TIME_LIMIT};
-pub use memory::anonymous_table;
-pub use perft_cmd::{count_perft, PerftCount};
-pub use show::board_text;
 
 use crate::table::TableError;
 use args::{Cli, Command};
@@ -85,6 +76,12 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Campaign(command) => solve::run_campaign(&command),
         Command::Learn(command) => learn_cmd::run(&command),
     }
+}
+
+/// Whether to colour output on stdout: only on a terminal, never with `NO_COLOR` set.
+pub(crate) fn use_colour() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {

@@ -3,9 +3,9 @@
 
 use super::args::ServeArgs;
 use super::interrupt;
-use super::memory::anonymous_table;
 use crate::search::SolveOptions;
-use crate::server::{AllowedHosts, Listening, Searches, ServerConfig};
+use crate::server::{AllowedHosts, Listening, Players, Searches, ServerConfig};
+use crate::services::memory::anonymous_table;
 use std::io::Write;
 use std::net::SocketAddr;
 
@@ -43,6 +43,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<i32> {
         table: &table,
         database: database.as_ref(),
         stop,
+        players: Players::new(),
     };
     listening.serve(&config, &searches);
     Ok(interrupt::exit_code().unwrap_or(super::EXIT_OK))

@@ -1,13 +1,14 @@
 //! `uttt show`: a readable board, or the position in another notation or as JSON.
 
 use super::args::{NotationArg, ShowArgs};
-use super::board::{render_board, use_colour, LEGAL};
+use super::use_colour;
 use super::EXIT_OK;
 use crate::game::formats::{
     format_codingame, format_uttt_ai_moves, format_uttt_ai_state, uttt_ai_moves_link,
     uttt_ai_state_link,
 };
-use crate::game::{format_moves, format_position, Game, Move, Player, Position, Rules};
+use crate::game::{format_moves, format_position, Game, Move, Player, Rules};
+use crate::services::board::board_text;
 use crate::services::NotationsJson;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -24,18 +25,6 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<i32> {
     };
     std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
     Ok(EXIT_OK)
-}
-
-/// The board `uttt show` draws for `pos` (ANSI colours when `colour`), with its rule set
-/// when that is not the common rules.
-pub fn board_text(pos: &Position, colour: bool) -> String {
-    let rules = pos.rules();
-    let board = render_board(pos, colour, "* marks a legal move.", |_| LEGAL);
-    if rules.is_common() {
-        board
-    } else {
-        board + &format!("Rules: {rules}\n")
-    }
 }
 
 /// `uttt show --as NOTATION`: the position, then a game's moves, a line each (`name  text`).

@@ -46,6 +46,17 @@ impl Rules {
             .find(|rules| rules.name().eq_ignore_ascii_case(name))
     }
 
+    /// The rule set of a short name, or an error that names the choices (for every front end's
+    /// `rules` argument).
+    pub fn parse(name: &str) -> Result<Rules, String> {
+        Rules::from_name(name).ok_or_else(|| {
+            format!(
+                "unknown rule set `{name}`: expected common, open (won boards stay open) or \
+                 codingame"
+            )
+        })
+    }
+
     /// Whether a board is closed as soon as it is won (else only once it is full).
     #[inline(always)]
     pub fn won_boards_close(self) -> bool {

@@ -1,21 +1,26 @@
 //! What the server answers a request with, from the services: the show of a position, and the
-//! JSON of a solve, an analysis or a review (the same as the command's `--json`), a certificate
-//! as a file, and a certificate's check.
+//! JSON of a solve, an analysis, a review or a move played (the same as the command's
+//! `--json`), a certificate as a file, and a certificate's check.
 
 use super::api::Request;
 use super::http::Answer;
+use super::players::{Players, PLAY_TREE_BYTES};
 use crate::certificate::{check_bytes_until, write_block, CheckError};
 use crate::db::{Database, Source};
 use crate::game::notation::{board_mark, cell_mark};
 use crate::game::{Move, Outcome, Player, Position, Rules};
+use crate::search::dfpn::Limits;
+use crate::search::mcts::MctsOptions;
 use crate::search::options::tighter;
 use crate::search::{LiveStats, SolveOptions};
 use crate::services::json::review_lines;
+use crate::services::json::PlayJson;
 use crate::services::review::{
     review_win_in, ReviewEvent, ReviewLimits, DEFAULT_UNKNOWNS_IN_A_ROW,
 };
 use crate::services::{
-    certify, verdict_label, AnalysisJson, NotationsJson, SolveJson, Solver, StorePolicy, VerifyJson,
+    certify, verdict_label, AnalysisJson, NotationsJson, PlayOptions, SolveJson, Solver,
+    StorePolicy, VerifyJson,
 };
 use crate::table::Table;
 use serde::Serialize;
@@ -139,6 +144,8 @@ pub struct Searches<'a> {
     pub database: Option<&'a Database>,
     /// Raised to stop every running search.
     pub stop: &'a AtomicBool,
+    /// The trees of the games played (`/api/play`), kept from move to move.
+    pub players: Players,
 }
 
 impl Searches<'_> {
@@ -212,7 +219,42 @@ impl Searches<'_> {
             Request::Certificate { position, .. } => {
                 self.certificate(position, &options, stop, progress)
             }
+            Request::Play { position, .. } => self.play(position, &options, stop, progress),
         }
+    }
+
+    /// A move at `position` by the tree search, within `options`' time limit (and, for each
+    /// DFPN look, node limit), going on from the tree of the game's last move when one is
+    /// kept.
+    fn play(
+        &self,
+        position: &Position,
+        options: &SolveOptions,
+        stop: &AtomicBool,
+        progress: &Progress,
+    ) -> Answer {
+        let defaults = MctsOptions::default();
+        let play = PlayOptions {
+            search: MctsOptions {
+                threads: options.threads.max(1),
+                time_limit: options.time_limit,
+                leaf_work: options.node_limit.unwrap_or(defaults.leaf_work),
+                tree_bytes: PLAY_TREE_BYTES,
+                ..defaults
+            },
+            temperature: None,
+        };
+        let limits = Limits {
+            live: Some(&progress.live),
+            ..Limits::stop_only(stop)
+        };
+        let mut player = self.players.take(position);
+        let answer = match player.choose(position, self.table, self.database, &play, limits) {
+            Ok(report) => json(&PlayJson::of(&report, play.search.threads)),
+            Err(error) => Answer::error(500, &format!("the database: {error}")),
+        };
+        self.players.keep(player);
+        answer
     }
 
     /// The certificate of `position`'s value, solved within `options`' limits, as a file;

@@ -53,6 +53,10 @@ pub enum Request {
     /// `GET /api/certificate?position=P[&time_limit=S]`: the position solved and its proof
     /// certificate written, as a file.
     Certificate { position: Position, budget: Budget },
+    /// `GET /api/play?position=P[&time_limit=S][&node_limit=N]`: a move chosen by the tree
+    /// search that knows what is proved (the JSON of `uttt play --json`); `node_limit` bounds
+    /// each of its DFPN looks.
+    Play { position: Position, budget: Budget },
     /// `POST /api/verify[?name=FILE]`: the certificate in the body checked; `name` is what the
     /// answer calls it.
     Verify { name: String },
@@ -70,7 +74,10 @@ impl Request {
     pub fn streams(&self) -> bool {
         matches!(
             self,
-            Request::Solve { .. } | Request::Analyze { .. } | Request::Review { .. }
+            Request::Solve { .. }
+                | Request::Analyze { .. }
+                | Request::Review { .. }
+                | Request::Play { .. }
         )
     }
 
@@ -88,7 +95,8 @@ impl Request {
             Request::Solve { budget, .. }
             | Request::Analyze { budget, .. }
             | Request::Review { budget, .. }
-            | Request::Certificate { budget, .. } => budget,
+            | Request::Certificate { budget, .. }
+            | Request::Play { budget, .. } => budget,
             Request::Page | Request::Show { .. } | Request::Verify { .. } => Budget::default(),
         }
     }
@@ -261,6 +269,10 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
                 win_in: query.win_in()?,
             })
         }
+        "/api/play" => Ok(Request::Play {
+            position: position()?,
+            budget: query.budget()?,
+        }),
         "/api/certificate" => Ok(Request::Certificate {
             position: position()?,
             budget: query.budget()?,

@@ -20,12 +20,14 @@ mod answers;
 mod api;
 mod connections;
 mod http;
+mod players;
 mod watch;
 
 pub use admission::AllowedHosts;
 pub use answers::{Progress, Searches, ShowJson};
 pub use api::{parse_request, Request, RequestError};
 pub use connections::{MAX_BODIES_IN_TRANSIT, MAX_CONNECTIONS};
+pub use players::{Players, KEPT_TREES, PLAY_TREE_BYTES};
 
 use connections::{Admission, WholeRequest};
 use http::{Answer, Head};

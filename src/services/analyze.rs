@@ -107,8 +107,10 @@ fn rank(value: SolveValue) -> u8 {
 
 /// Analyses every legal move of `pos` with `options`, solving the position after each move
 /// with `solve` (a [`super::Solver`]'s) against `table`. `options.time_limit` and
-/// `options.node_limit` bound
-/// the whole analysis: moves not finished within them stay `Unknown`, and so do all moves
+/// `options.node_limit` bound the whole analysis, shared out over the moves: each move gets
+/// an equal share of what is left when its turn comes, so that a move settled early leaves
+/// its time to the moves after it (before, the first move took the whole limit and the rest
+/// got nothing). Moves not finished within their share stay `Unknown`, and so do all moves
 /// after the solver's stop flag is raised. `options.attacker` is ignored. Without
 /// `options.max_plies` every move gets its full value; with it, the one question whether the
 /// move wins within that many plies, itself included (so within 0 none does).
@@ -123,16 +125,20 @@ pub(super) fn analyze(
     let mut nodes = 0u64;
     let mut counters = TableCounters::default();
     let mut moves: Vec<MoveAnalysis> = Vec::new();
-    for mv in pos.legal_moves() {
-        // What is left of the analysis's limits bounds this move's solve.
+    let legal = pos.legal_moves();
+    for (index, mv) in legal.enumerate() {
+        // This move's share of what is left of the analysis's limits bounds its solve.
+        let moves_left = (legal.len() - index) as u32;
         let per_move = SolveOptions {
             // The mover's one question after its move, with the move's ply spent.
             attacker: options.max_plies.map(|_| mover),
             max_plies: options.max_plies.map(|plies| plies.saturating_sub(1)),
             time_limit: options
                 .time_limit
-                .map(|t| t.saturating_sub(start.elapsed())),
-            node_limit: options.node_limit.map(|n| n.saturating_sub(nodes)),
+                .map(|t| t.saturating_sub(start.elapsed()) / moves_left),
+            node_limit: options
+                .node_limit
+                .map(|n| n.saturating_sub(nodes) / u64::from(moves_left)),
             ..options.clone()
         };
         let move_analysis = if options.max_plies == Some(0) {

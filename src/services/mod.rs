@@ -10,15 +10,20 @@
 //!   files and checked), [`player`] (games played by short searches), [`play`] (a move chosen by Monte Carlo tree search
 //!   that knows what is proved) and [`learn`] (the
 //!   learned guide's samples, training and predictions).
-//! - [`json`]: the documented JSON objects of the answers, the same for every front end;
-//!   [`units`]: the sizes and durations people write, read the same by every front end.
+//! - What every front end shares (the command line, the server and the Python package, which
+//!   import this module and `crate::game`, never `crate::cli`): [`json`], the documented JSON
+//!   objects of the answers; [`units`], the sizes and durations people write; [`board`], the
+//!   board as text; [`memory`], tables refused when they do not fit; [`perft`], timed counts.
 
 pub mod analyze;
+pub mod board;
 pub mod campaign;
 pub mod certify;
 pub mod json;
 pub mod known;
 pub mod learn;
+pub mod memory;
+pub mod perft;
 pub mod play;
 pub mod player;
 pub mod report;

@@ -15,6 +15,7 @@ use super::report::{SolveValue, Verdict};
 use super::solve::Solver;
 use crate::db::{Database, DbError};
 use crate::game::{Move, Player, Position, Rng};
+use crate::search::dfpn::Limits;
 use crate::search::mcts::{Bounds, ChildStats, Mcts, MctsOptions, MctsReport, Score};
 use crate::search::options::{Engine, SolveOptions};
 use crate::search::rules::{immediate_win, safe_moves};
@@ -157,16 +158,22 @@ impl TreePlayer {
         TreePlayer { mcts: None }
     }
 
+    /// Whether a search of `pos` would go on from this player's tree (`pos` is in it, within
+    /// two plies of its root: after the player's move and a reply).
+    pub fn reaches(&self, pos: &Position) -> bool {
+        self.mcts.as_ref().is_some_and(|mcts| mcts.reaches(pos))
+    }
+
     /// Chooses a move at `pos`, searching against `table` (its DFPN looks' proofs stay there)
-    /// until a limit of `options`, or `stop`; what `database` knows of `pos` and of the
-    /// position after each of its moves is proved from the start.
+    /// until a limit of `options` or `limits`' stop flag; what `database` knows of `pos` and
+    /// of the position after each of its moves is proved from the start.
     pub fn choose(
         &mut self,
         pos: &Position,
         table: &Table,
         database: Option<&Database>,
         options: &PlayOptions,
-        stop: &AtomicBool,
+        limits: Limits<'_>,
     ) -> Result<PlayReport, DbError> {
         let known = match database {
             Some(database) => known_near(database, pos)?,
@@ -180,7 +187,7 @@ impl TreePlayer {
         let mcts = self
             .mcts
             .get_or_insert_with(|| Mcts::new(*pos, search.tree_bytes));
-        let report = mcts.search(table, search, stop, &known);
+        let report = mcts.search(table, search, limits, &known);
         let moves: Vec<PlayedMove> = report.children.iter().map(played_move).collect();
         let verdict = verdict_of(report.bounds);
         let estimate = match verdict {
@@ -192,8 +199,9 @@ impl TreePlayer {
             None
         } else {
             Some(
-                choose_move(pos, &report, &moves, options.temperature, &mut rng)
-                    .unwrap_or_else(|| fallback_move(pos, report.bounds, table, search, stop)),
+                choose_move(pos, &report, &moves, options.temperature, &mut rng).unwrap_or_else(
+                    || fallback_move(pos, report.bounds, table, search, limits.stop),
+                ),
             )
         };
         Ok(PlayReport {

@@ -5,6 +5,7 @@ use crate::common::oracle::{oracle_value_under, OracleRules};
 use crate::common::{parallel_rows, playout_positions_under, run_uttt};
 use std::sync::atomic::AtomicBool;
 use uttt::game::{format_position, parse_position_under, Position, Rules};
+use uttt::search::dfpn::Limits;
 use uttt::search::mcts::{Bounds, Mcts, MctsOptions, Score};
 use uttt::services::{PlayOptions, TreePlayer};
 use uttt::table::Table;
@@ -62,7 +63,7 @@ fn check_tree_bounds(
             leaf_work,
             ..search_options(threads, 4_000, seed)
         };
-        let report = mcts.search(&table, &options, &stop, &[]);
+        let report = mcts.search(&table, &options, Limits::stop_only(&stop), &[]);
         if report.bounds.is_exact() {
             proved_roots.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
@@ -115,7 +116,13 @@ fn the_player_keeps_its_move_rules_under_each_rule_set() {
                 temperature: None,
             };
             let report = TreePlayer::new()
-                .choose(&pos, &table, None, &options, &AtomicBool::new(false))
+                .choose(
+                    &pos,
+                    &table,
+                    None,
+                    &options,
+                    Limits::stop_only(&AtomicBool::new(false)),
+                )
                 .unwrap();
             let chosen = report.chosen.expect("a game in play gets a move");
             assert!(pos.is_legal(chosen));
@@ -152,12 +159,9 @@ fn one_thread_one_seed_and_a_budget_give_the_same_search() {
     let run = |seed| {
         let table = Table::new(16 << 20).unwrap();
         let mut mcts = Mcts::new(pos, 64 << 20);
-        let report = mcts.search(
-            &table,
-            &search_options(1, 20_000, seed),
-            &AtomicBool::new(false),
-            &[],
-        );
+        let stop = AtomicBool::new(false);
+        let options = search_options(1, 20_000, seed);
+        let report = mcts.search(&table, &options, Limits::stop_only(&stop), &[]);
         (report.results, report.children, report.pv)
     };
     let first = run(3);

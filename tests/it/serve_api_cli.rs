@@ -359,3 +359,43 @@ fn how_soon_a_win_comes_is_the_command_lines() {
     }
     assert!(compared >= 3, "only {compared} distances known to both");
 }
+
+#[test]
+fn play_answers_the_json_of_uttt_play_and_keeps_its_tree_within_a_game() {
+    let served = Served::start(&["--threads", "2"]);
+    let opening = "ee ea";
+    let first = served.json(&format!(
+        "/api/play?position={}&time_limit=0.4",
+        escaped(opening)
+    ));
+    let (_, cli, _) = common::run_uttt(&["play", opening, "--time-limit", "200ms", "--json"]);
+    let cli: Value = serde_json::from_str(&cli).unwrap();
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&first), keys(&cli));
+    assert_eq!(first["proved"], false);
+    assert_eq!(first["reused_playouts"], 0);
+    assert!(
+        first["estimate"]["playouts"].as_u64().unwrap() > 1000,
+        "{first}"
+    );
+    // The game goes on by the move played and the reply the tree expects: its tree is kept.
+    let pv = first["pv"].as_array().unwrap();
+    let next = format!(
+        "{opening} {} {}",
+        pv[0].as_str().unwrap(),
+        pv[1].as_str().unwrap()
+    );
+    let second = served.json(&format!(
+        "/api/play?position={}&time_limit=0.4",
+        escaped(&next)
+    ));
+    assert!(second["reused_playouts"].as_u64().unwrap() > 0, "{second}");
+    // A late drawn position is proved, and its move keeps the draw.
+    let late = served.json(&format!(
+        "/api/play?position={}&time_limit=5",
+        escaped(LATE)
+    ));
+    assert_eq!(late["result"], "draw", "{late}");
+    assert_eq!(late["proved"], true);
+    assert!(late["estimate"].is_null());
+}

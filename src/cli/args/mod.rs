@@ -378,7 +378,7 @@ pub const DEFAULT_REVIEW_STOP_AFTER: u32 =
     crate::services::review::DEFAULT_UNKNOWNS_IN_A_ROW as u32;
 
 /// The default time limit of each position's solve in `uttt review`.
-pub const DEFAULT_REVIEW_TIME_LIMIT: Duration = Duration::from_secs(10);
+pub const DEFAULT_REVIEW_TIME_LIMIT: Duration = crate::services::review::DEFAULT_TIME_LIMIT;
 
 /// Options shared by every command that searches: engine, tuning, table, limits, output.
 #[derive(Args, Debug)]

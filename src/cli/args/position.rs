@@ -6,13 +6,9 @@ use crate::game::{parse_game_arg_under, read_move_list, shown, Game, Position, R
 use anyhow::Context;
 use clap::Args;
 
-/// Reads `--rules`: a rule set's short name.
+/// Reads `--rules`: a rule set's short name (see [`Rules::parse`]).
 pub fn parse_rules(name: &str) -> Result<Rules, String> {
-    Rules::from_name(name).ok_or_else(|| {
-        format!(
-            "unknown rule set `{name}`: expected common, open (won boards stay open) or codingame"
-        )
-    })
+    Rules::parse(name)
 }
 
 /// A position in any accepted form, plus moves to play on top of it.

@@ -6,7 +6,7 @@ use super::options::{
 use super::progress::{progress_mode, with_live_line};
 use super::report::{analysis_text, AnalysisJson};
 use crate::cli::args::AnalyzeArgs;
-use crate::cli::board::use_colour;
+use crate::cli::use_colour;
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
 use crate::services::Solver;

@@ -6,7 +6,6 @@ use super::options::{check_files, open_table, search_files, search_options};
 use super::progress::{progress_mode, with_live_line};
 use super::report::{exit_code, number_text, report_certificate_problem, summary_text, SolveJson};
 use crate::cli::args::{CampaignCertifyArgs, CampaignRunArgs, CampaignStatusArgs};
-use crate::cli::memory::anonymous_table;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_OK};
 use crate::db::campaign::guide::KeptGuide;
 use crate::db::Database;
@@ -19,6 +18,7 @@ use crate::services::campaign::{
     CampaignStatus, Learning, QuestionStatus, SnapshotPlan,
 };
 use crate::services::certify::{certify_campaign, write_and_check_with};
+use crate::services::memory::anonymous_table;
 use crate::services::{CertificateFigures, CertificateRequest, SolveReport};
 use anyhow::Context;
 use serde::Serialize;

@@ -5,7 +5,6 @@
 use super::options::{open_database, open_table, search_options, use_database};
 use super::report::{exit_code, summary_text, SolveJson};
 use crate::cli::args::{AssignmentArg, MpiArgs, PlayerArg, SearchArgs, SolveArgs};
-use crate::cli::memory::fits_in_memory;
 use crate::cli::{interrupt, EXIT_OK, EXIT_USAGE};
 use crate::db::Source;
 use crate::distributed::{
@@ -14,6 +13,7 @@ use crate::distributed::{
     MpiWorkers, RankReport, TableUse, WorkerRankSetup,
 };
 use crate::search::{Engine, SolveOptions};
+use crate::services::memory::fits_in_memory;
 use crate::services::units::show_bytes;
 use crate::services::{SolveReport, Solver};
 use crate::table::Table;

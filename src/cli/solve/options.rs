@@ -2,11 +2,11 @@
 
 use super::super::args::{EngineArg, PlayerArg, SearchArgs};
 use crate::cli::interrupt;
-use crate::cli::memory::anonymous_table;
 use crate::db::{Database, Source};
 use crate::files::{check_distinct, NamedPath};
 use crate::game::Player;
 use crate::search::{Engine, SolveOptions};
+use crate::services::memory::anonymous_table;
 use crate::services::{Solver, StorePolicy};
 use crate::table::Table;
 use std::time::Instant;

@@ -5,11 +5,12 @@ use super::options::check_files;
 use super::report::{move_text, rules_line, value_word};
 use crate::cli::args::PlayArgs;
 use crate::cli::interrupt;
-use crate::cli::memory::anonymous_table;
 use crate::db::Database;
 use crate::files::NamedPath;
+use crate::search::dfpn::Limits;
 use crate::search::mcts::MctsOptions;
 use crate::services::json::{verdict_label, PlayJson};
+use crate::services::memory::anonymous_table;
 use crate::services::{PlayOptions, PlayReport, TreePlayer};
 use crate::table::Table;
 use std::fmt::Write as _;
@@ -48,7 +49,8 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<i32> {
         None => anonymous_table(args.table_mem)?,
     };
     let database = args.db.as_deref().map(Database::open).transpose()?;
-    let report = TreePlayer::new().choose(&pos, &table, database.as_ref(), &options, stop)?;
+    let limits = Limits::stop_only(stop);
+    let report = TreePlayer::new().choose(&pos, &table, database.as_ref(), &options, limits)?;
     table.flush(true)?;
     let threads = options.search.threads;
     let text = if args.json {

@@ -3,9 +3,9 @@
 
 use super::super::args::SearchArgs;
 use super::super::{EXIT_INCOMPLETE, EXIT_OK};
-use crate::cli::board::{render_board, Mark};
 use crate::game::{Move, Rules};
 use crate::search::numbers::INFINITY;
+use crate::services::board::{render_board, Mark};
 pub use crate::services::json::{verdict_label, verdict_words, AnalysisJson, SolveJson};
 use crate::services::CertificateFigures;
 use crate::services::{

@@ -6,12 +6,12 @@ use super::report::{
     certificate_text, exit_code, report_certificate_problem, summary_text, trusted_files, SolveJson,
 };
 use crate::cli::args::SolveArgs;
-use crate::cli::memory::shortfall;
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED};
 use crate::db::Source;
 use crate::files::check_writable;
 use crate::search::workers::private::with_private_tables;
 use crate::search::{Engine, SolveOptions};
+use crate::services::memory::shortfall;
 use crate::services::units::show_bytes;
 use crate::services::{write_and_check, CertificateRequest, Solver};
 use crate::table::Table;

@@ -33,7 +33,6 @@ use crate::table::Table;
 use leaf::Looker;
 use serde::{Deserialize, Serialize};
 use spin::SpinLock;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use tree::{Descent, Found, Growth, Task, Tree};
 
@@ -136,6 +135,12 @@ impl Mcts {
         self.tree.root()
     }
 
+    /// Whether `pos` is in the tree within two plies of the root (a search of it would go on
+    /// from what the tree knows).
+    pub fn reaches(&self, pos: &Position) -> bool {
+        self.tree.path_to(pos, 2).is_some()
+    }
+
     /// Moves the root to `pos`, keeping what the tree knows below it when `pos` is in the tree
     /// within two plies of the root (the player's move and the reply); otherwise starts a new
     /// tree of `pos` that may grow to `tree_bytes`. Returns whether the tree was kept.
@@ -156,14 +161,15 @@ impl Mcts {
     }
 
     /// Searches from the root against `table` until the root is proved, a limit of `options`
-    /// is reached, `stop` is raised, or the move most visited can no longer change. `known`
-    /// holds facts from outside (a database) about the root and the positions after its moves,
-    /// met with what the first look at each finds.
+    /// is reached, `limits`' stop flag is raised, or the move most visited can no longer
+    /// change. The DFPN looks publish their nodes to `limits`' live display; the deadline is
+    /// `options`' time limit from now. `known` holds facts from outside (a database) about the
+    /// root and the positions after its moves, met with what the first look at each finds.
     pub fn search(
         &mut self,
         table: &Table,
         options: &MctsOptions,
-        stop: &AtomicBool,
+        limits: Limits<'_>,
         known: &[(Position, Bounds)],
     ) -> MctsReport {
         let start = Instant::now();
@@ -171,7 +177,7 @@ impl Mcts {
             deadline: options
                 .time_limit
                 .and_then(|limit| start.checked_add(limit)),
-            ..Limits::stop_only(stop)
+            ..limits
         };
         let growth = Growth {
             exploration: options.exploration,

@@ -116,6 +116,10 @@ pub enum WalkEnd {
 /// positions only get harder.
 pub const DEFAULT_UNKNOWNS_IN_A_ROW: usize = 2;
 
+/// The default time limit of each position's solve in a review (the command line's and the
+/// Python package's).
+pub const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// When the walk back gives up (each position's own limits are the solver's options).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReviewLimits {

@@ -1,7 +1,7 @@
-//! Whether the tables a user asks for fit in the memory the system has (the default size is
-//! `--table-mem`'s in `args`).
+//! Whether the tables a user asks for fit in the memory the system has: every front end refuses
+//! a table too large for the machine at once, with the same words.
 
-use crate::services::units::show_bytes;
+use super::units::show_bytes;
 use crate::table::Table;
 
 /// The memory the system can give without swapping (`MemAvailable` of `/proc/meminfo`), where

@@ -1,13 +1,20 @@
-//! The board as text, for `uttt show` and `uttt analyze`: the 3×3 local boards, a mark in each
-//! legal move's cell, what is closed, and the notation; coloured on a terminal.
+//! The board as text, for `uttt show`, `uttt analyze` and the Python package: the 3×3 local
+//! boards, a mark in each legal move's cell, what is closed, and the notation; coloured (ANSI)
+//! when the front end asks.
 
 use crate::game::{Move, Outcome, Player, Position};
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 
-/// Whether to colour output on stdout: only on a terminal, never with `NO_COLOR` set.
-pub fn use_colour() -> bool {
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+/// The board `uttt show` draws for `pos` (ANSI colours when `colour`), with its rule set
+/// when that is not the common rules.
+pub fn board_text(pos: &Position, colour: bool) -> String {
+    let rules = pos.rules();
+    let board = render_board(pos, colour, "* marks a legal move.", |_| LEGAL);
+    if rules.is_common() {
+        board
+    } else {
+        board + &format!("Rules: {rules}\n")
+    }
 }
 
 /// `text` in the ANSI style `ansi` when `colour`, else as it is.
