@@ -38,7 +38,7 @@ pub use certify::{
 };
 pub use json::{verdict_label, AnalysisJson, NotationsJson, SolveJson, VerifyJson};
 pub use known::StorePolicy;
-pub use play::{Estimate, PlayOptions, PlayReport, PlayedMove, TreePlayer};
+pub use play::{Estimate, PlayOptions, PlayReport, PlayedMove, Shares, TreePlayer};
 pub use player::SearchPlayer;
 pub use report::{
     BinaryOutcome, DatabaseReport, SearchReport, SolveReport, SolveValue, TableReport, Verdict,

@@ -198,11 +198,18 @@ fn play_on_the_command_line_is_deterministic_with_one_thread() {
     let playouts = json["playouts"].as_u64().unwrap();
     assert!((10_000..=20_000).contains(&playouts), "{playouts}");
     let estimate = &json["estimate"];
-    let total: f64 = ["x", "o", "draw"]
-        .iter()
-        .map(|k| estimate[k].as_f64().unwrap())
-        .sum();
-    assert!((total - 1.0).abs() < 1e-9, "{estimate}");
+    let total = |of: &serde_json::Value| -> f64 {
+        ["x", "o", "draw"]
+            .iter()
+            .map(|k| of[k].as_f64().unwrap())
+            .sum()
+    };
+    assert!((total(estimate) - 1.0).abs() < 1e-9, "{estimate}");
+    // The playouts' own shares, before calibration, beside the calibrated probabilities.
+    assert!(
+        (total(&estimate["shares"]) - 1.0).abs() < 1e-9,
+        "{estimate}"
+    );
     assert!(
         estimate["playouts"].as_u64().unwrap() + 1 >= playouts,
         "{estimate}"

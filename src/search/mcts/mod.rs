@@ -120,7 +120,14 @@ struct Shared {
     tree: Tree,
     started: u64,
     finished: u64,
+    /// The most playouts this search may start: the options' budget, and the room left in
+    /// the tree's 32-bit counts.
+    budget: Option<u64>,
 }
+
+/// The most playouts one tree counts (its counts are 32-bit; this leaves room for the
+/// playouts under way): about two hours of two threads.
+const MAX_TREE_PLAYOUTS: u64 = 1 << 31;
 
 impl Mcts {
     /// A tree of `root` alone, which may grow to `tree_bytes`.
@@ -189,10 +196,12 @@ impl Mcts {
         };
         let reused = u64::from(self.tree.root_results().iter().sum::<u32>());
         let placeholder = Tree::new(self.tree.root(), 0);
+        let room = MAX_TREE_PLAYOUTS.saturating_sub(reused);
         let shared = SpinLock::new(Shared {
             tree: std::mem::replace(&mut self.tree, placeholder),
             started: 0,
             finished: 0,
+            budget: super::options::tighter(options.playouts, Some(room)),
         });
         let threads = options.threads.max(1);
         let dfpn_nodes: u64 = std::thread::scope(|scope| {
@@ -281,7 +290,7 @@ fn search_thread(
                 guard.tree.finish(&path, found);
                 guard.finished += 1;
             }
-            if should_stop(&guard, options, limits, start) {
+            if should_stop(&guard, limits, start) {
                 break;
             }
             let Some(descent) = guard.tree.descend(growth, &mut rng) else {
@@ -323,23 +332,14 @@ fn work(descent: &Descent, looker: &mut Looker<'_>, options: &MctsOptions, rng: 
 /// move at the root can no longer change with the playouts left (checked every 128 playouts,
 /// and only while no move at the root is proved a draw or better, whose choice an estimate
 /// may still change).
-fn should_stop(
-    shared: &Shared,
-    options: &MctsOptions,
-    limits: &Limits<'_>,
-    start: Instant,
-) -> bool {
-    if options
-        .playouts
-        .is_some_and(|budget| shared.started >= budget)
-        || limits.reached()
-    {
+fn should_stop(shared: &Shared, limits: &Limits<'_>, start: Instant) -> bool {
+    if shared.budget.is_some_and(|budget| shared.started >= budget) || limits.reached() {
         return true;
     }
     if !shared.started.is_multiple_of(128) || shared.started == 0 {
         return false;
     }
-    let by_budget = options.playouts.map(|budget| budget - shared.started);
+    let by_budget = shared.budget.map(|budget| budget - shared.started);
     let by_time = limits.deadline.map(|deadline| {
         let spent = start.elapsed().as_secs_f64().max(1e-6);
         let left = deadline

@@ -11,15 +11,18 @@
 //!   with its visits);
 //! - from a proved loss, the move whose refutation took the most work, as `solve` does.
 
+pub mod calibration;
+
 use super::report::{SolveValue, Verdict};
 use super::solve::Solver;
 use crate::db::{Database, DbError};
-use crate::game::{Move, Player, Position, Rng};
+use crate::game::{Move, Player, Position, Rng, Rules};
 use crate::search::dfpn::Limits;
 use crate::search::mcts::{Bounds, ChildStats, Mcts, MctsOptions, MctsReport, Score};
 use crate::search::options::{Engine, SolveOptions};
 use crate::search::rules::{immediate_win, safe_moves};
 use crate::table::Table;
+use calibration::Calibration;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
 
@@ -33,32 +36,53 @@ pub struct PlayOptions {
     pub temperature: Option<f64>,
 }
 
-/// Shares of the three outcomes, from playouts: an estimate, never a value.
+/// The probabilities of the three outcomes that the playouts' results give, calibrated (see
+/// [`calibration`]): an estimate, never a value.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
-    /// X's share.
+    /// X's win.
     pub x: f64,
-    /// O's share.
+    /// O's win.
     pub o: f64,
-    /// The draws' share.
+    /// A draw.
     pub draw: f64,
     /// The playouts behind it.
     pub playouts: u64,
+    /// The playouts' own shares of the outcomes, before calibration.
+    pub shares: Shares,
+}
+
+/// Shares of the three outcomes among playouts.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Shares {
+    /// X's wins.
+    pub x: f64,
+    /// O's wins.
+    pub o: f64,
+    /// Draws.
+    pub draw: f64,
 }
 
 impl Estimate {
-    /// The shares of `counts` (by [`Score::index`]); `None` without any.
-    pub fn of_counts(counts: [u64; 3]) -> Option<Estimate> {
+    /// The estimate of a position under `rules` whose value lies within `bounds`, from its
+    /// playouts' results `counts` (by [`Score::index`]); `None` without any.
+    pub fn of_counts(counts: [u64; 3], bounds: Bounds, rules: Rules) -> Option<Estimate> {
         let total: u64 = counts.iter().sum();
         if total == 0 {
             return None;
         }
-        let share = |score: Score| counts[score.index()] as f64 / total as f64;
+        let raw = counts.map(|count| count as f64 / total as f64);
+        let p = Calibration::of(rules).apply(raw, total, bounds);
         Some(Estimate {
-            x: share(Score::X_WINS),
-            o: share(Score::O_WINS),
-            draw: share(Score::DRAW),
+            x: p[Score::X_WINS.index()],
+            o: p[Score::O_WINS.index()],
+            draw: p[Score::DRAW.index()],
             playouts: total,
+            shares: Shares {
+                x: raw[Score::X_WINS.index()],
+                o: raw[Score::O_WINS.index()],
+                draw: raw[Score::DRAW.index()],
+            },
         })
     }
 
@@ -188,10 +212,15 @@ impl TreePlayer {
             .mcts
             .get_or_insert_with(|| Mcts::new(*pos, search.tree_bytes));
         let report = mcts.search(table, search, limits, &known);
-        let moves: Vec<PlayedMove> = report.children.iter().map(played_move).collect();
+        let rules = pos.rules();
+        let moves: Vec<PlayedMove> = report
+            .children
+            .iter()
+            .map(|child| played_move(child, rules))
+            .collect();
         let verdict = verdict_of(report.bounds);
         let estimate = match verdict {
-            Verdict::Unknown => Estimate::of_counts(report.results),
+            Verdict::Unknown => Estimate::of_counts(report.results, report.bounds, rules),
             _ => None,
         };
         let mut rng = Rng::new(search.seed ^ 0x706c_6179); // "play"
@@ -237,7 +266,7 @@ fn known_near(database: &Database, pos: &Position) -> Result<Vec<(Position, Boun
     Ok(known)
 }
 
-fn played_move(child: &ChildStats) -> PlayedMove {
+fn played_move(child: &ChildStats, rules: Rules) -> PlayedMove {
     let counts = child.results.map(u64::from);
     PlayedMove {
         mv: child.mv,
@@ -246,7 +275,7 @@ fn played_move(child: &ChildStats) -> PlayedMove {
         estimate: if child.bounds.is_exact() {
             None
         } else {
-            Estimate::of_counts(counts)
+            Estimate::of_counts(counts, child.bounds, rules)
         },
     }
 }
