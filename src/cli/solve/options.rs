@@ -78,13 +78,21 @@ pub fn check_files(paths: &[NamedPath]) -> anyhow::Result<()> {
 /// fits in the memory available). The check of a table file as it opens heeds Ctrl-C, SIGTERM
 /// and `--time-limit` (counted from now); entries it had to clear are told as a warning.
 pub fn open_table(args: &SearchArgs) -> anyhow::Result<Table> {
-    let Some(path) = &args.table_file else {
-        return anonymous_table(args.table_mem);
+    open_table_in(args.table_file.as_deref(), args.table_mem, args.time_limit)
+}
+
+/// [`open_table`] from its three options: `--table-file`, `--table-mem` and `--time-limit`
+/// (for the commands whose options are not [`SearchArgs`]).
+pub fn open_table_in(
+    file: Option<&std::path::Path>,
+    bytes: u64,
+    time_limit: Option<std::time::Duration>,
+) -> anyhow::Result<Table> {
+    let Some(path) = file else {
+        return anonymous_table(bytes);
     };
-    let deadline = args
-        .time_limit
-        .and_then(|limit| Instant::now().checked_add(limit));
-    let table = Table::open_file(path, args.table_mem, interrupt::stop_flag(), deadline)?;
+    let deadline = time_limit.and_then(|limit| Instant::now().checked_add(limit));
+    let table = Table::open_file(path, bytes, interrupt::stop_flag(), deadline)?;
     if table.cleared_on_open() > 0 {
         eprintln!(
             "warning: table file {}: {} entries left mid-write by a crash, or damaged, were \

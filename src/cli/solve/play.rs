@@ -1,7 +1,7 @@
 //! `uttt play POSITION`: a move chosen by Monte Carlo tree search that knows what is proved,
 //! as a summary or one JSON object.
 
-use super::options::check_files;
+use super::options::{check_files, open_table_in};
 use super::report::{move_text, rules_line, value_word};
 use crate::cli::args::PlayArgs;
 use crate::cli::interrupt;
@@ -10,12 +10,10 @@ use crate::files::NamedPath;
 use crate::search::dfpn::Limits;
 use crate::search::mcts::MctsOptions;
 use crate::services::json::{verdict_label, PlayJson};
-use crate::services::memory::anonymous_table;
 use crate::services::{PlayOptions, PlayReport, TreePlayer};
-use crate::table::Table;
 use std::fmt::Write as _;
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The time limit of a play with neither `--time-limit` nor `--playouts`.
 const DEFAULT_PLAY_TIME: Duration = Duration::from_secs(1);
@@ -38,16 +36,11 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<i32> {
     let pos = args.position.resolve()?;
     let options = play_options(args);
     let stop = interrupt::stop_flag();
-    let mut table = match &args.table_file {
-        Some(path) => {
-            let deadline = options
-                .search
-                .time_limit
-                .and_then(|l| Instant::now().checked_add(l));
-            Table::open_file(path, args.table_mem, stop, deadline)?
-        }
-        None => anonymous_table(args.table_mem)?,
-    };
+    let mut table = open_table_in(
+        args.table_file.as_deref(),
+        args.table_mem,
+        options.search.time_limit,
+    )?;
     let database = args.db.as_deref().map(Database::open).transpose()?;
     let limits = Limits::stop_only(stop);
     let report = TreePlayer::new().choose(&pos, &table, database.as_ref(), &options, limits)?;
