@@ -12,10 +12,12 @@
   fit FILE... --out models/estimate.json
       Fits the calibration to the positions of FILE...: per rule set,
       p_k = softmax_k(a_k + b * ln(share_k + 1/playouts)), by gradient descent on the log loss.
-  measure FILE [--model models/estimate.json]
+  measure FILE [--model models/estimate.json] [--playouts N [--bin BIN]]
       Brier scores (sum over the three outcomes) of the raw shares, the calibrated estimate,
       the pattern-table model and the set's own shares as a constant; the lean's accuracy on
-      decisive and drawn positions.
+      decisive and drawn positions. With --playouts, each position is searched again with N
+      playouts (`uttt play --threads 1 --seed 1`): the estimate of a shorter search, such as
+      `analyze` gives each move.
 """
 
 import argparse
@@ -169,8 +171,26 @@ def lean(p):
     return max(OUTCOMES, key=lambda k: p[k])
 
 
+def research(rows, bin, playouts):
+    """Each row's playout shares (and bounds) again, from a search of `playouts` playouts:
+    the estimate of a shorter search, as `analyze` and `review` give with a smaller budget."""
+    for r in rows:
+        played = run_json([bin, "play", r["position"], "--json", "--threads", "1",
+                           "--playouts", str(playouts), "--seed", "1", "--rules", r["rules"]])[0]
+        r["bounds"] = played["bounds"]
+        r["playouts"] = played["playouts"]
+        if played["estimate"]:
+            r["raw"] = {k: played["estimate"]["shares"][k] for k in OUTCOMES}
+        else:
+            # Proved by the shorter search too: its value, certain.
+            value = target({"value": played["result"]})
+            r["raw"] = {k: float(k == value) for k in OUTCOMES}
+
+
 def measure(args):
     rows = usable(read([args.file]))
+    if args.playouts:
+        research(rows, args.bin, args.playouts)
     model = json.load(open(args.model)) if args.model else {}
     n = len(rows)
     counts = {k: sum(target(r) == k for r in rows) for k in OUTCOMES}
@@ -213,6 +233,9 @@ def main():
     s = sub.add_parser("measure")
     s.add_argument("file")
     s.add_argument("--model")
+    s.add_argument("--playouts", type=int,
+                   help="search each position again with this many playouts (needs --bin)")
+    s.add_argument("--bin", default="target/release/uttt")
     args = parser.parse_args()
     {"make": make, "fit": fit, "measure": measure}[args.command](args)
 

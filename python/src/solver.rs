@@ -44,7 +44,10 @@ const DEFAULT_PROGRESS_EVERY_S: f64 = 0.5;
 /// bytes or as text (`"64M"`, default `"1G"`), `win_in` how much of a win's distance to find
 /// (`"off"`, `"range"` or `"exact"`), `db` the path of a database of solved positions
 /// (SQLite, created if missing), `engine` `"pn-dfpn"` (the default), `"dfpn"` or
-/// `"shared-dfpn"`. The methods answer with the command line's JSON objects as dicts.
+/// `"shared-dfpn"`, `estimate_playouts` the playouts of the tree search whose estimate
+/// `analyze` and `review` show beside a value they leave unknown (default: a quarter of the
+/// time limit, or 10000 without one; 0: none). The methods answer with the command line's
+/// JSON objects as dicts.
 ///
 /// A search runs without the GIL; Ctrl-C stops it within a second and the call returns what
 /// it knows (a value of `unknown`), as the command line does. One solver may serve several
@@ -53,6 +56,8 @@ const DEFAULT_PROGRESS_EVERY_S: f64 = 0.5;
 pub struct PySolver {
     options: SolveOptions,
     win_in: WinInMode,
+    /// Playouts of each estimate beside an unknown value (`None`: the command line's default).
+    estimate_playouts: Option<u64>,
     table: Table,
     database: Option<Mutex<Database>>,
     /// The tree of `choose`, kept between calls (a game's next position goes on from it).
@@ -136,7 +141,8 @@ impl PySolver {
         let work = || {
             let solver = Solver::new(options, table)
                 .stopped_by(&stop)
-                .watched_by(&live);
+                .watched_by(&live)
+                .estimating_with(self.estimate_playouts);
             let Some(database) = database else {
                 return job(&mut { solver });
             };
@@ -166,7 +172,8 @@ impl PySolver {
 impl PySolver {
     #[new]
     #[pyo3(signature = (*, time_limit = None, node_limit = None, threads = None,
-                        table_mem = None, win_in = "off", db = None, engine = None))]
+                        table_mem = None, win_in = "off", db = None, engine = None,
+                        estimate_playouts = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         time_limit: Option<&Bound<'_, PyAny>>,
@@ -176,6 +183,7 @@ impl PySolver {
         win_in: &str,
         db: Option<PathBuf>,
         engine: Option<&str>,
+        estimate_playouts: Option<u64>,
     ) -> PyResult<PySolver> {
         let defaults = SolveOptions::default();
         if threads == Some(0) {
@@ -197,6 +205,7 @@ impl PySolver {
         Ok(PySolver {
             options,
             win_in: self::win_in(win_in)?,
+            estimate_playouts,
             table,
             database,
             player: Mutex::new(TreePlayer::new()),

@@ -60,8 +60,10 @@ def test_analyses_answer_the_command_lines_json(rules):
         position = uttt.Position.parse(text, rules)
         if position.is_over:
             continue
-        ours = uttt.analyze(position, engine="dfpn", table_mem=TABLE, node_limit=20_000)
-        theirs = cli_json("analyze", text, "--rules", rules, *EXACT, "--node-limit", "20000")
+        ours = uttt.analyze(position, engine="dfpn", table_mem=TABLE, node_limit=20_000,
+                            threads=1, estimate_playouts=500)
+        theirs = cli_json("analyze", text, "--rules", rules, *EXACT, "--node-limit", "20000",
+                          "--threads", "1", "--estimate-playouts", "500")
         assert without_timing(ours) == without_timing(theirs), text
 
 
@@ -79,18 +81,22 @@ def test_an_analysis_of_a_finished_game_is_refused_in_the_command_lines_words():
 def test_reviews_answer_the_command_lines_json_lines(seed):
     game = random_game(seed, 81)
     moves = game.notation("moves")
-    ours = uttt.review(game, engine="dfpn", table_mem=TABLE, node_limit=20_000)
-    theirs = cli_json("review", moves, *EXACT, "--node-limit", "20000")
+    # One thread and a budget in playouts: the estimates are the same too.
+    same = {"threads": 1, "estimate_playouts": 500}
+    ours = uttt.review(game, engine="dfpn", table_mem=TABLE, node_limit=20_000, **same)
+    theirs = cli_json("review", moves, *EXACT, "--node-limit", "20000", "--threads", "1",
+                      "--estimate-playouts", "500")
     assert [line["type"] for line in ours] == [line["type"] for line in theirs]
     assert without_timing(ours) == without_timing(theirs)
     # The same game as text, and under another rule set.
     assert without_timing(uttt.review(moves, engine="dfpn", table_mem=TABLE,
-                                      node_limit=20_000)) == without_timing(theirs)
+                                      node_limit=20_000, **same)) == without_timing(theirs)
     open_moves = random_game(seed, 81, "open").notation("moves")
     open_game = uttt.review(open_moves, rules="open", engine="dfpn", table_mem=TABLE,
-                            node_limit=20_000)
+                            node_limit=20_000, **same)
     assert without_timing(open_game) == without_timing(
-        cli_json("review", open_moves, "--rules", "open", *EXACT, "--node-limit", "20000"))
+        cli_json("review", open_moves, "--rules", "open", *EXACT, "--node-limit", "20000",
+                 "--threads", "1", "--estimate-playouts", "500"))
 
 
 def test_a_review_needs_the_games_moves():

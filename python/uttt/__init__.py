@@ -67,7 +67,8 @@ def solve(
     ``time_limit`` (seconds, or text such as ``"30s"``) and ``node_limit`` bound the search,
     ``threads`` (default: every core), ``table_mem`` (default ``"1G"``), ``win_in``
     (``"off"``, ``"range"`` or ``"exact"``: how soon a win comes), ``db`` (a database of
-    solved positions), ``engine``. ``progress`` is called every half second with a dict of
+    solved positions), ``engine``, ``estimate_playouts`` (of the estimates that ``analyze``
+    and ``review`` show beside unknown values). ``progress`` is called every half second with a dict of
     ``nodes``, ``time_ms``, ``root_phi`` and ``root_delta``.
 
     Each call makes a fresh table; a :class:`Solver` keeps one between calls.

@@ -24,6 +24,7 @@ class SolverOptions(TypedDict, total=False):
     win_in: str
     db: Optional[Union[str, os.PathLike[str]]]
     engine: Optional[str]
+    estimate_playouts: Optional[int]
 
 class CallSettings(TypedDict, total=False):
     """The keywords of one call of a Solver: limits in place of its own, progress."""

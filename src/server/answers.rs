@@ -204,7 +204,7 @@ impl Searches<'_> {
                 let mut solver = self.solver(&options, stop, progress);
                 let start = Position::start_under(*rules);
                 let on_event = |event| match event {
-                    ReviewEvent::Solving { ply } => {
+                    ReviewEvent::Solving { ply } | ReviewEvent::Estimating { ply } => {
                         progress.ply.store(ply as u64, Ordering::Relaxed)
                     }
                     ReviewEvent::Solved { .. } => {

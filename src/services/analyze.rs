@@ -1,8 +1,9 @@
 //! Per-move analysis: the value of every legal move of a position, each found by a full
 //! three-valued solve of the position after it, all against one table and within one set of
-//! limits.
+//! limits; then, beside each value left unknown, the estimate of a Monte Carlo tree search
+//! that knows what is proved ([`super::play`]).
 
-use super::learn::OutcomeEstimate;
+use super::play::{Appraisal, Estimate, ESTIMATE_TIME_SHARE};
 use super::report::{BinaryOutcome, SolveReport, SolveValue, TableReport, Verdict};
 use super::WinInAnswer;
 use crate::game::{Move, Player, Position};
@@ -32,11 +33,11 @@ pub struct MoveAnalysis {
     /// (the move counts); `None` when a limit left that unknown, or when no bound was asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wins_within: Option<bool>,
-    /// Where the value is unknown (in an analysis without a bound), the learned model's
-    /// outcome probabilities after the move: an estimate, never a value
-    /// ([`OutcomeEstimate::of`]).
+    /// Where the value is unknown (in an analysis without a bound), the outcome
+    /// probabilities after the move that a tree search's playouts give, with their number:
+    /// an estimate, never a value ([`super::play::appraise`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub estimate: Option<OutcomeEstimate>,
+    pub estimate: Option<Estimate>,
 }
 
 /// The analysis of every legal move of a position.
@@ -105,27 +106,43 @@ fn rank(value: SolveValue) -> u8 {
     }
 }
 
+/// An analysis whose solves are done, before its estimates.
+pub(super) struct Solved {
+    analysis: Analysis,
+    /// Per move (as `analysis.moves`): the players its solve showed not to win after it.
+    cannot_win: Vec<Vec<Player>>,
+    start: Instant,
+}
+
 /// Analyses every legal move of `pos` with `options`, solving the position after each move
 /// with `solve` (a [`super::Solver`]'s) against `table`. `options.time_limit` and
 /// `options.node_limit` bound the whole analysis, shared out over the moves: each move gets
 /// an equal share of what is left when its turn comes, so that a move settled early leaves
 /// its time to the moves after it (before, the first move took the whole limit and the rest
-/// got nothing). Moves not finished within their share stay `Unknown`, and so do all moves
-/// after the solver's stop flag is raised. `options.attacker` is ignored. Without
-/// `options.max_plies` every move gets its full value; with it, the one question whether the
-/// move wins within that many plies, itself included (so within 0 none does).
+/// got nothing). With `estimates` (and no bound), the solves share all but a quarter of the
+/// time limit ([`ESTIMATE_TIME_SHARE`]), which [`add_estimates`] spends. Moves not finished
+/// within their share stay `Unknown`, and so do all moves after the solver's stop flag is
+/// raised. `options.attacker` is ignored. Without `options.max_plies` every move gets its full
+/// value; with it, the one question whether the move wins within that many plies, itself
+/// included (so within 0 none does).
 pub(super) fn analyze(
     pos: &Position,
     options: &SolveOptions,
     table: &Table,
+    estimates: bool,
     mut solve: impl FnMut(&Position, &SolveOptions) -> SolveReport,
-) -> Analysis {
+) -> Solved {
     let start = Instant::now();
     let mover = pos.side_to_move();
     let mut nodes = 0u64;
     let mut counters = TableCounters::default();
     let mut moves: Vec<MoveAnalysis> = Vec::new();
+    let mut cannot_win = Vec::new();
     let legal = pos.legal_moves();
+    let solve_time = match options.max_plies {
+        None if estimates => options.time_limit.map(|t| t - t / ESTIMATE_TIME_SHARE),
+        _ => options.time_limit,
+    };
     for (index, mv) in legal.enumerate() {
         // This move's share of what is left of the analysis's limits bounds its solve.
         let moves_left = (legal.len() - index) as u32;
@@ -133,18 +150,16 @@ pub(super) fn analyze(
             // The mover's one question after its move, with the move's ply spent.
             attacker: options.max_plies.map(|_| mover),
             max_plies: options.max_plies.map(|plies| plies.saturating_sub(1)),
-            time_limit: options
-                .time_limit
-                .map(|t| t.saturating_sub(start.elapsed()) / moves_left),
+            time_limit: solve_time.map(|t| t.saturating_sub(start.elapsed()) / moves_left),
             node_limit: options
                 .node_limit
                 .map(|n| n.saturating_sub(nodes) / u64::from(moves_left)),
             ..options.clone()
         };
-        let move_analysis = if options.max_plies == Some(0) {
+        if options.max_plies == Some(0) {
             // No move wins within no plies: asked of the position after it, "within 0" would
             // be whether the move itself won.
-            MoveAnalysis {
+            moves.push(MoveAnalysis {
                 mv,
                 value: SolveValue::Unknown,
                 best_reply: None,
@@ -153,49 +168,94 @@ pub(super) fn analyze(
                 win_in: WinInAnswer::NotAsked,
                 wins_within: Some(false),
                 estimate: None,
-            }
-        } else {
-            let after = pos.play(mv);
-            let report = solve(&after, &per_move);
-            nodes += report.nodes;
-            counters.add(&report.table.counters());
-            let value = report.verdict.value_for(mover);
-            // An unknown value gets the learned estimate, given what the solve did prove
-            // (a question it settled before a limit stopped the other). Not within a bound:
-            // there an unknown value may be an answer ("does not win within N").
-            let disproved = report
+            });
+            cannot_win.push(Vec::new());
+            continue;
+        }
+        let after = pos.play(mv);
+        let report = solve(&after, &per_move);
+        nodes += report.nodes;
+        counters.add(&report.table.counters());
+        // What the solve did prove when a limit stopped it: a question it settled.
+        cannot_win.push(
+            report
                 .searches
                 .iter()
                 .filter(|search| search.outcome == BinaryOutcome::Disproved)
-                .map(|search| search.attacker);
-            let estimate = (value == SolveValue::Unknown && options.max_plies.is_none())
-                .then(|| OutcomeEstimate::of(&after, disproved))
-                .flatten();
-            MoveAnalysis {
-                mv,
-                value,
-                estimate,
-                best_reply: report.best_move,
-                elapsed: report.elapsed,
-                nodes: report.nodes,
-                win_in: report.win_in.one_ply_earlier(),
-                wins_within: options.max_plies.and_then(|_| match report.verdict {
-                    Verdict::Wins(winner) => Some(winner == mover),
-                    // A draw answers a bounded question only where the move ended the game.
-                    Verdict::DoesNotWin(_) | Verdict::Draw => Some(false),
-                    Verdict::Unknown => None,
-                }),
+                .map(|search| search.attacker)
+                .collect(),
+        );
+        moves.push(MoveAnalysis {
+            mv,
+            value: report.verdict.value_for(mover),
+            estimate: None,
+            best_reply: report.best_move,
+            elapsed: report.elapsed,
+            nodes: report.nodes,
+            win_in: report.win_in.one_ply_earlier(),
+            wins_within: options.max_plies.and_then(|_| match report.verdict {
+                Verdict::Wins(winner) => Some(winner == mover),
+                // A draw answers a bounded question only where the move ended the game.
+                Verdict::DoesNotWin(_) | Verdict::Draw => Some(false),
+                Verdict::Unknown => None,
+            }),
+        });
+    }
+    Solved {
+        analysis: Analysis {
+            position: *pos,
+            moves,
+            elapsed: start.elapsed(),
+            nodes,
+            table: TableReport::of(table, &counters),
+            within: options.max_plies,
+        },
+        cannot_win,
+        start,
+    }
+}
+
+/// The analysis `solved` finished: each move left unknown (without a bound) gets what
+/// `appraise` finds of the position after it, given the players its solve showed not to win
+/// there, within an equal share of what is left of `time_limit` when its turn comes. Where
+/// that search proves the value, the move gets the value (and a best reply) instead of an
+/// estimate: it is exact, and never contradicts the solve, which proved nothing more. Then the
+/// moves are sorted, best first.
+pub(super) fn add_estimates(
+    solved: Solved,
+    time_limit: Option<Duration>,
+    mut appraise: impl FnMut(&Position, &[Player], Option<Duration>) -> Option<Appraisal>,
+) -> Analysis {
+    let Solved {
+        mut analysis,
+        cannot_win,
+        start,
+    } = solved;
+    let mover = analysis.to_move();
+    if analysis.within.is_none() {
+        let unknown: Vec<usize> = (0..analysis.moves.len())
+            .filter(|&i| analysis.moves[i].value == SolveValue::Unknown)
+            .collect();
+        for (done, &i) in unknown.iter().enumerate() {
+            let left = (unknown.len() - done) as u32;
+            let time = time_limit.map(|t| t.saturating_sub(start.elapsed()) / left);
+            let entry = &mut analysis.moves[i];
+            let after = analysis.position.play(entry.mv);
+            let Some(found) = appraise(&after, &cannot_win[i], time) else {
+                continue;
+            };
+            entry.nodes += found.nodes;
+            entry.elapsed += found.elapsed;
+            analysis.nodes += found.nodes;
+            if found.verdict.is_answered() {
+                entry.value = found.verdict.value_for(mover);
+                entry.best_reply = found.best_move;
+            } else {
+                entry.estimate = found.estimate;
             }
-        };
-        moves.push(move_analysis);
+        }
     }
-    moves.sort_by_key(|m| (rank(m.value), m.mv));
-    Analysis {
-        position: *pos,
-        moves,
-        elapsed: start.elapsed(),
-        nodes,
-        table: TableReport::of(table, &counters),
-        within: options.max_plies,
-    }
+    analysis.moves.sort_by_key(|m| (rank(m.value), m.mv));
+    analysis.elapsed = start.elapsed();
+    analysis
 }

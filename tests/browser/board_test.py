@@ -10,6 +10,7 @@ Prints one line per check and ends with `N passed, M failed`; exits 1 on any fai
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -202,7 +203,7 @@ def run_checks(args, board, url):
                 assert mark[1:] == distances[move], (move, mark, distances)
         board.screenshot(os.path.join(args.out, "2-analysis.png"))
 
-    def an_unknown_move_shows_the_learned_estimates_lean_faintly():
+    def an_unknown_move_shows_its_estimates_lean_faintly():
         # A server whose searches stop at 1,000 nodes leaves most of an opening's moves unknown.
         limited = subprocess.Popen([args.uttt, "serve", "--port", "0", "--threads", "1",
                                     "--table-mem", "16M", "--node-limit", "1000"],
@@ -218,17 +219,26 @@ def run_checks(args, board, url):
                 "  .map(m => m.parentElement.dataset.move);")
             guessed = sorted(move for move, mark in marks.items() if mark.islower())
             assert guessed and sorted(faint) == guessed, (marks, faint)
-            # Each lean is the likeliest outcome for O (to move) by `uttt learn predict` of the
-            # position after the move: the estimate, whatever the search found.
-            predicted = subprocess.run(
-                [args.uttt, "learn", "predict"], capture_output=True, text=True, check=True,
-                timeout=60, input="".join(f"ee ea ae {move}\n" for move in guessed)).stdout
-            for move, line in zip(guessed, predicted.splitlines()):
-                chance = json.loads(line)["estimate"]
-                mine, theirs, draw = chance["o"], chance["x"], chance["draw"]
-                lean = ("w" if mine >= theirs and mine >= draw
-                        else "l" if theirs >= draw else "d")
-                assert marks[move] == lean, (move, marks[move], chance)
+            # Each lean is the likeliest outcome for O (to move) by the estimate the page shows
+            # beside the move's value, with the playouts behind it.
+            rows = driver.execute_script(
+                "return [...document.querySelectorAll('#result tr')].slice(1)"
+                "  .map(r => [...r.cells].map(c => c.textContent));")
+            shown = 0
+            for move, cell, *_ in rows:
+                found = re.search(r"estimate: X (\d+)\W+%, O (\d+)\W+%, draw (\d+)\W+% "
+                                  r"from ([\d,]+) playouts", cell)
+                assert (found is not None) == (move in guessed), (move, cell)
+                if not found:
+                    continue
+                x, o, draw, playouts = found.groups()
+                chances = {"w": int(o), "l": int(x), "d": int(draw)}
+                # Percentages are rounded: any outcome within a point of the best may lead.
+                leans = {k for k, v in chances.items() if v >= max(chances.values()) - 1}
+                assert marks[move] in leans, (move, marks[move], cell)
+                assert int(playouts.replace(",", "")) > 0, cell
+                shown += 1
+            assert shown == len(guessed), (shown, guessed)
             table = there.text("result")
             assert "estimate: X " in table and "not a value" in table, table
             board.screenshot(os.path.join(args.out, "2b-estimates.png"))
@@ -272,7 +282,7 @@ def run_checks(args, board, url):
             number, _, cell, move, mark, better = row
             assert int(number) == ply["ply"] and move == (ply["move"] or "-"), (row, ply)
             value, _, distance = cell.partition(" in ")
-            # An unknown value may carry the learned estimate's lean: `- (estimate: ...)`.
+            # An unknown value may carry the estimate's lean: `- (estimate: ...)`.
             value = value.partition(" (estimate")[0]
             mark = mark.removesuffix(" (slower)")
             if value not in ("-", "unknown") and ply["value"] != "unknown":
@@ -355,8 +365,8 @@ def run_checks(args, board, url):
           paste_a_link_then_click_moves)
     check("the values in the cells are those of `uttt analyze`",
           analysis_matches_the_command_line)
-    check("an unknown move shows the learned estimate's lean, faintly, never as a value",
-          an_unknown_move_shows_the_learned_estimates_lean_faintly)
+    check("an unknown move shows its estimate's lean, faintly, never as a value",
+          an_unknown_move_shows_its_estimates_lean_faintly)
     check("a bad position shows the command line's error", a_bad_position_shows_its_error)
     check("a position under another rule set keeps it", the_rule_set_stays_with_the_board)
     check("a pasted game is reviewed with one click: its marks are `uttt review`'s",

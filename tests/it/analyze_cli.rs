@@ -75,7 +75,7 @@ fn the_analysis_board_shows_each_moves_value_in_its_cell_as_the_list_does() {
 }
 
 #[test]
-fn moves_a_limit_left_open_show_the_learned_estimates_lean_in_lower_case() {
+fn moves_a_limit_left_open_show_the_search_estimates_lean_in_lower_case() {
     let args = [
         "analyze",
         "ee ea ae",
@@ -83,6 +83,10 @@ fn moves_a_limit_left_open_show_the_learned_estimates_lean_in_lower_case() {
         "1000",
         "--table-mem",
         "16M",
+        "--threads",
+        "1",
+        "--estimate-playouts",
+        "2000",
     ];
     let (code, text, _) = common::run_uttt(&args);
     assert_eq!(code, 1);
@@ -104,7 +108,11 @@ fn moves_a_limit_left_open_show_the_learned_estimates_lean_in_lower_case() {
         unknown += 1;
         // The likeliest outcome for the mover, as a faint lower-case letter: never W/D/L.
         let estimate = &m["estimate"];
-        common::assert_outcome_estimate(estimate);
+        common::assert_search_estimate(estimate);
+        // One thread and a budget in playouts: the budget is spent (the root's first one
+        // looks at it, and is no child's result).
+        let playouts = estimate["playouts"].as_u64().unwrap();
+        assert!((1999..=2000).contains(&playouts), "{m}");
         let chance = |key: &str| estimate[key].as_f64().unwrap();
         let (mine, theirs) = if mover == "X" { ("x", "o") } else { ("o", "x") };
         let (win, loss, draw) = (chance(mine), chance(theirs), chance("draw"));
@@ -121,6 +129,8 @@ fn moves_a_limit_left_open_show_the_learned_estimates_lean_in_lower_case() {
             .find(|l| l.starts_with(&format!("{mv} ")))
             .unwrap();
         assert!(row.contains("estimate X "), "marked as an estimate: {row}");
+        let behind = format!("from {playouts} playouts");
+        assert!(row.ends_with(&behind), "with its playouts: {row}");
     }
     assert_eq!(unknown, 7, "{json}");
 }

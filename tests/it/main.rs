@@ -16,6 +16,7 @@ mod cli_errors;
 mod cli_snapshots;
 mod db_cli;
 mod essential_hash;
+mod estimates_oracle;
 mod everyday_cli;
 mod game_rules;
 mod gen_cli;

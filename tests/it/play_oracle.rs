@@ -1,22 +1,14 @@
 //! The player's search against the independent oracle: every bound the tree proves, at every
 //! node, under each rule set, with one and two threads and with a tiny table; the move rules
 //! on the proved values; determinism; and `uttt play` on the command line.
-use crate::common::oracle::{oracle_value_under, OracleRules};
-use crate::common::{parallel_rows, playout_positions_under, run_uttt};
+use crate::common::oracle::oracle_value_under;
+use crate::common::{oracle_rules, parallel_rows, playout_positions_under, run_uttt};
 use std::sync::atomic::AtomicBool;
 use uttt::game::{format_position, parse_position_under, Position, Rules};
 use uttt::search::dfpn::Limits;
 use uttt::search::mcts::{Bounds, Mcts, MctsOptions, Score};
 use uttt::services::{PlayOptions, TreePlayer};
 use uttt::table::Table;
-
-fn oracle_rules(rules: Rules) -> OracleRules {
-    match rules {
-        Rules::Common => OracleRules::Common,
-        Rules::WonBoardsOpen => OracleRules::WonBoardsOpen,
-        Rules::CodinGame => OracleRules::CodinGame,
-    }
-}
 
 /// The oracle's value of `pos` as a score on X's scale.
 fn oracle_score(pos: &Position) -> Score {

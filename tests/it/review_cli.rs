@@ -14,11 +14,13 @@ fn random_game(seed: u64) -> Vec<Move> {
 }
 
 /// Deterministic, quick search settings: one-threaded DFPN with a node limit per position.
-const QUICK: [&str; 8] = [
+const QUICK: [&str; 10] = [
     "--engine",
     "dfpn",
     "--node-limit",
     "300000",
+    "--estimate-playouts",
+    "2000",
     "--table-mem",
     "16M",
     "--quiet",
@@ -75,11 +77,11 @@ fn json_lines_give_every_ply_then_a_summary_that_agrees_with_them() {
         if line["better_move"].is_string() {
             assert!(mark == Some("mistake") || mark == Some("blunder"), "{line}");
         }
-        // A position the walk left unknown comes with the learned estimate beside it; a known
+        // A position the walk left unknown comes with the search's estimate beside it; a known
         // value never does.
         if line["value"] == "unknown" {
             if line["reviewed"] == true {
-                common::assert_outcome_estimate(&line["estimate"]);
+                common::assert_search_estimate(&line["estimate"]);
             }
         } else {
             assert!(line.get("estimate").is_none(), "{line}");

@@ -336,6 +336,10 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=81),
           conflicts_with = "win_in")]
     pub max_plies: Option<u32>,
+    /// Playouts of the tree search whose estimate stands beside each value left unknown
+    /// (0: no estimates). Default: a quarter of the time limit (shared over the moves), or 10000 without one.
+    #[arg(long, value_name = "N")]
+    pub estimate_playouts: Option<u64>,
     /// How to search (the limits apply to the whole analysis).
     #[command(flatten)]
     pub search: SearchArgs,
@@ -366,6 +370,10 @@ pub struct ReviewArgs {
     /// Walk back to the start, however many positions are left unknown.
     #[arg(long, conflicts_with = "stop_after")]
     pub all: bool,
+    /// Playouts of the tree search whose estimate stands beside each value left unknown
+    /// (0: no estimates). Default: a quarter of the time limit (each), or 10000 without one.
+    #[arg(long, value_name = "N")]
+    pub estimate_playouts: Option<u64>,
     /// How to search. `--time-limit` and `--node-limit` bound each position's solve
     /// (default time limit: 10s).
     #[command(flatten)]

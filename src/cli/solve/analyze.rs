@@ -28,7 +28,8 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     let analysis = with_live_line(progress_mode(&args.search), &table, |live| {
         let solver = Solver::new(&options, &table)
             .stopped_by(stop)
-            .watched_by(live);
+            .watched_by(live)
+            .estimating_with(args.estimate_playouts);
         use_database(solver, database.as_ref(), &args.search, Source::Analyze)
             .analyze_win_in(&pos, args.win_in.mode())
     });

@@ -271,7 +271,7 @@ pub fn analysis_text(analysis: &Analysis, colour: bool) -> String {
     let legend = match analysis.within {
         None => format!(
             "W/D/L: the move wins, draws, loses for {mover}; ? unknown; w/d/l (faint): \
-             unknown, where the learned estimate leans (not a value)."
+             unknown, where the search's estimate leans (not a value)."
         ),
         Some(plies) => {
             format!("W: the move wins within {plies} plies for {mover}; - not; ? unknown.")
@@ -351,7 +351,7 @@ pub fn analysis_text(analysis: &Analysis, colour: bool) -> String {
     let unknown: Vec<Move> = analysis.unknown_moves().collect();
     if !unknown.is_empty() {
         let estimates = if analysis.moves.iter().any(|m| m.estimate.is_some()) {
-            "; an estimate is the learned model's guess of the outcome, not a value"
+            "; an estimate is what a tree search's playouts say, calibrated, not a value"
         } else {
             ""
         };

@@ -50,7 +50,8 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<i32> {
     let review = with_walk_line(progress_mode(&args.search), &table, &walk, |live| {
         let solver = Solver::new(&options, &table)
             .stopped_by(stop)
-            .watched_by(live);
+            .watched_by(live)
+            .estimating_with(args.estimate_playouts);
         let mut solver = use_database(solver, database.as_ref(), &args.search, Source::Review);
         let mode = args.win_in.mode();
         review_win_in(
@@ -60,7 +61,9 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<i32> {
             limits,
             mode,
             |event| match event {
-                ReviewEvent::Solving { ply } => walk.ply.store(ply as u64, Ordering::Relaxed),
+                ReviewEvent::Solving { ply } | ReviewEvent::Estimating { ply } => {
+                    walk.ply.store(ply as u64, Ordering::Relaxed)
+                }
                 ReviewEvent::Solved { .. } => {
                     walk.done.fetch_add(1, Ordering::Relaxed);
                 }
@@ -297,7 +300,7 @@ fn review_text(review: &Review, options: &SolveOptions, limits: ReviewLimits) ->
             } else if p.deduced {
                 "  (from the next position)".to_string()
             } else {
-                // Marked as what it is: the learned model's guess, not a value.
+                // Marked as what it is: the playouts' estimate, not a value.
                 p.estimate
                     .map_or_else(String::new, |e| format!("  estimate {}", e.text()))
             }

@@ -56,6 +56,15 @@ pub struct MctsOptions {
     pub exploration: f64,
     /// Bytes the tree may take (64 a node).
     pub tree_bytes: u64,
+    /// Stop once the move most visited at the root can no longer change with the budget left
+    /// (a player's search); `false` spends the whole budget (an estimate's search, whose
+    /// shares go on sharpening).
+    #[serde(default = "stops_when_decided")]
+    pub stop_when_decided: bool,
+}
+
+fn stops_when_decided() -> bool {
+    true
 }
 
 /// The default DFPN look: a thousand MID calls (about a millisecond), where at most 30 empty
@@ -78,6 +87,7 @@ impl Default for MctsOptions {
             search_within: DEFAULT_SEARCH_WITHIN,
             exploration: DEFAULT_EXPLORATION,
             tree_bytes: super::options::DEFAULT_TREE_BYTES,
+            stop_when_decided: true,
         }
     }
 }
@@ -290,7 +300,7 @@ fn search_thread(
                 guard.tree.finish(&path, found);
                 guard.finished += 1;
             }
-            if should_stop(&guard, limits, start) {
+            if should_stop(&guard, limits, start, options.stop_when_decided) {
                 break;
             }
             let Some(descent) = guard.tree.descend(growth, &mut rng) else {
@@ -328,15 +338,15 @@ fn work(descent: &Descent, looker: &mut Looker<'_>, options: &MctsOptions, rng: 
     }
 }
 
-/// Whether the search should start no more playouts: a limit is reached, or the most visited
-/// move at the root can no longer change with the playouts left (checked every 128 playouts,
-/// and only while no move at the root is proved a draw or better, whose choice an estimate
-/// may still change).
-fn should_stop(shared: &Shared, limits: &Limits<'_>, start: Instant) -> bool {
+/// Whether the search should start no more playouts: a limit is reached, or (when
+/// `when_decided`) the most visited move at the root can no longer change with the playouts
+/// left (checked every 128 playouts, and only while no move at the root is proved a draw or
+/// better, whose choice an estimate may still change).
+fn should_stop(shared: &Shared, limits: &Limits<'_>, start: Instant, when_decided: bool) -> bool {
     if shared.budget.is_some_and(|budget| shared.started >= budget) || limits.reached() {
         return true;
     }
-    if !shared.started.is_multiple_of(128) || shared.started == 0 {
+    if !when_decided || !shared.started.is_multiple_of(128) || shared.started == 0 {
         return false;
     }
     let by_budget = shared.budget.map(|budget| budget - shared.started);

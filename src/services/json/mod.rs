@@ -9,7 +9,7 @@ pub use play::PlayJson;
 
 pub use review::{decision_text, review_lines, verdict_words, PlyJson, ReviewLine, SummaryJson};
 
-use super::learn::OutcomeEstimate;
+use super::play::Estimate;
 use super::{Analysis, BinaryOutcome, CertificateFigures, DatabaseReport, SolveReport};
 use super::{SolveValue, TableReport, Verdict, WinIn, WinInAnswer};
 use crate::certificate::FileCheck;
@@ -166,10 +166,10 @@ struct MoveJson {
     /// when unknown; absent without a bound.
     #[serde(skip_serializing_if = "Option::is_none")]
     wins_within: Option<Option<bool>>,
-    /// Where the value is unknown, the learned model's outcome probabilities: an estimate
-    /// beside the value, never one.
+    /// Where the value is unknown, the outcome probabilities that a tree search's playouts
+    /// give, with their number: an estimate beside the value, never one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    estimate: Option<OutcomeEstimate>,
+    estimate: Option<Estimate>,
     time_ms: u64,
     nodes: u64,
 }

@@ -4,7 +4,7 @@
 use super::{verdict_label, WinInJson};
 use crate::game::{Move, Player, Position};
 use crate::search::SolveOptions;
-use crate::services::learn::OutcomeEstimate;
+use crate::services::play::Estimate;
 use crate::services::review::{Decision, Mark, PlyReview, Review, WalkEnd};
 use crate::services::WinInAnswer;
 use crate::services::{SolveValue, TableReport, Verdict};
@@ -101,10 +101,10 @@ pub struct PlyJson {
     /// When asked: the move played kept its mover's win but made it further off.
     #[serde(skip_serializing_if = "Option::is_none")]
     slower_win: Option<bool>,
-    /// Where the value is unknown, the learned model's outcome probabilities: an estimate
-    /// beside the value, never one.
+    /// Where the value is unknown, the outcome probabilities that a tree search's playouts
+    /// give, with their number: an estimate beside the value, never one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    estimate: Option<OutcomeEstimate>,
+    estimate: Option<Estimate>,
 }
 
 impl PlyJson {

@@ -12,6 +12,12 @@
 //! - from a proved loss, the move whose refutation took the most work, as `solve` does.
 
 pub mod calibration;
+mod estimate;
+
+pub use estimate::{
+    appraise, Appraisal, Estimate, EstimateBudget, Shares, DEFAULT_ESTIMATE_PLAYOUTS,
+    ESTIMATE_TIME_SHARE,
+};
 
 use super::report::{SolveValue, Verdict};
 use super::solve::Solver;
@@ -22,8 +28,6 @@ use crate::search::mcts::{Bounds, ChildStats, Mcts, MctsOptions, MctsReport, Sco
 use crate::search::options::{Engine, SolveOptions};
 use crate::search::rules::{immediate_win, safe_moves};
 use crate::table::Table;
-use calibration::Calibration;
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
 
 /// How to play: the search, and how varied the choice among unproved moves is.
@@ -34,78 +38,6 @@ pub struct PlayOptions {
     /// With a temperature T > 0 an unproved move is drawn with chances proportional to its
     /// visits to the power 1/T (seeded by the search's seed); `None` plays the most visited.
     pub temperature: Option<f64>,
-}
-
-/// The probabilities of the three outcomes that the playouts' results give, calibrated (see
-/// [`calibration`]): an estimate, never a value.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Estimate {
-    /// X's win.
-    pub x: f64,
-    /// O's win.
-    pub o: f64,
-    /// A draw.
-    pub draw: f64,
-    /// The playouts behind it.
-    pub playouts: u64,
-    /// The playouts' own shares of the outcomes, before calibration.
-    pub shares: Shares,
-}
-
-/// Shares of the three outcomes among playouts.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Shares {
-    /// X's wins.
-    pub x: f64,
-    /// O's wins.
-    pub o: f64,
-    /// Draws.
-    pub draw: f64,
-}
-
-impl Estimate {
-    /// The estimate of a position under `rules` whose value lies within `bounds`, from its
-    /// playouts' results `counts` (by [`Score::index`]); `None` without any.
-    pub fn of_counts(counts: [u64; 3], bounds: Bounds, rules: Rules) -> Option<Estimate> {
-        let total: u64 = counts.iter().sum();
-        if total == 0 {
-            return None;
-        }
-        let raw = counts.map(|count| count as f64 / total as f64);
-        let p = Calibration::of(rules).apply(raw, total, bounds);
-        Some(Estimate {
-            x: p[Score::X_WINS.index()],
-            o: p[Score::O_WINS.index()],
-            draw: p[Score::DRAW.index()],
-            playouts: total,
-            shares: Shares {
-                x: raw[Score::X_WINS.index()],
-                o: raw[Score::O_WINS.index()],
-                draw: raw[Score::DRAW.index()],
-            },
-        })
-    }
-
-    /// The estimate in words: `X 61 %, O 12 %, draw 27 %, from 5000 playouts`.
-    pub fn text(&self) -> String {
-        let percent = |p: f64| (p * 100.0).round();
-        format!(
-            "X {} %, O {} %, draw {} %, from {} playouts",
-            percent(self.x),
-            percent(self.o),
-            percent(self.draw),
-            self.playouts
-        )
-    }
-
-    /// What it gives `player`: its win 1, a draw ½.
-    pub fn reward_for(&self, player: Player) -> f64 {
-        let wins = match player {
-            Player::X => self.x,
-            Player::O => self.o,
-        };
-        wins + 0.5 * self.draw
-    }
 }
 
 /// One move at the root, as the search left it.
@@ -203,6 +135,19 @@ impl TreePlayer {
             Some(database) => known_near(database, pos)?,
             None => Vec::new(),
         };
+        Ok(self.choose_knowing(pos, table, &known, options, limits))
+    }
+
+    /// [`TreePlayer::choose`], with `known` (facts from outside about positions near `pos`)
+    /// in place of a database's.
+    pub fn choose_knowing(
+        &mut self,
+        pos: &Position,
+        table: &Table,
+        known: &[(Position, Bounds)],
+        options: &PlayOptions,
+        limits: Limits<'_>,
+    ) -> PlayReport {
         let search = &options.search;
         let kept_tree = match &mut self.mcts {
             Some(mcts) => mcts.move_to(pos, search.tree_bytes),
@@ -211,7 +156,7 @@ impl TreePlayer {
         let mcts = self
             .mcts
             .get_or_insert_with(|| Mcts::new(*pos, search.tree_bytes));
-        let report = mcts.search(table, search, limits, &known);
+        let report = mcts.search(table, search, limits, known);
         let rules = pos.rules();
         let moves: Vec<PlayedMove> = report
             .children
@@ -233,7 +178,7 @@ impl TreePlayer {
                 ),
             )
         };
-        Ok(PlayReport {
+        PlayReport {
             position: *pos,
             chosen,
             verdict,
@@ -242,7 +187,7 @@ impl TreePlayer {
             moves,
             search: report,
             kept_tree,
-        })
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 mod settle;
 
 use self::settle::{settle, Knowledge};
-use super::learn::OutcomeEstimate;
+use super::play::{Estimate, ESTIMATE_TIME_SHARE};
 use super::report::{SolveValue, TableReport, Verdict};
 use super::solve::{Solver, WinIn, WinInAnswer, WinInMode};
 use crate::game::{Move, Player, Position};
@@ -66,10 +66,11 @@ pub struct PlyReview {
     /// the one after the move plus the move more than the one before (as a slower mate).
     #[serde(default)]
     pub slower_win: bool,
-    /// Where the value is unknown (and the game goes on), the learned model's outcome
-    /// probabilities: an estimate, never a value ([`OutcomeEstimate::of`]).
+    /// Where the value is unknown (and the game goes on), the outcome probabilities that a
+    /// tree search's playouts give, with their number: an estimate, never a value
+    /// ([`Solver::appraise`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub estimate: Option<OutcomeEstimate>,
+    pub estimate: Option<Estimate>,
 }
 
 impl PlyReview {
@@ -214,6 +215,11 @@ pub enum ReviewEvent {
         /// Its value.
         value: Verdict,
     },
+    /// After the walk: the search of the estimate beside this ply's unknown value begins.
+    Estimating {
+        /// Its ply.
+        ply: usize,
+    },
 }
 
 /// How a value ranks for `player`: a loss 0, a draw 1, a win 2; `None` when unknown.
@@ -280,6 +286,42 @@ fn mark_of(mover: Player, before: Verdict, after: Verdict) -> Option<Mark> {
         (Some(b), Some(a)) if a + 1 == b => Some(Mark::Mistake),
         (Some(_), Some(_)) => None,
         _ => Some(Mark::Unknown),
+    }
+}
+
+/// Beside each value of `plies` that the walk left unknown where the game goes on, the
+/// estimate of a tree search ([`Solver::appraise`]) within a quarter of `solver`'s time limit
+/// ([`ESTIMATE_TIME_SHARE`]), given any question its solve settled (`known`). Where that search
+/// proves the value instead, the ply gets the value and a best move: exact, so it never
+/// contradicts the walk's answers, which proved nothing more.
+fn add_estimates(
+    plies: &mut [PlyReview],
+    known: &[Knowledge],
+    solver: &Solver<'_>,
+    on_event: &mut impl FnMut(ReviewEvent),
+) {
+    let time = solver.options().time_limit.map(|t| t / ESTIMATE_TIME_SHARE);
+    for entry in plies.iter_mut() {
+        let open = entry.reviewed && entry.value == Verdict::Unknown && !entry.position.is_over();
+        if !open || solver.is_stopped() {
+            continue;
+        }
+        on_event(ReviewEvent::Estimating { ply: entry.ply });
+        let cannot_win: Vec<Player> = [Player::X, Player::O]
+            .into_iter()
+            .filter(|&player| known[entry.ply].get(player) == Some(false))
+            .collect();
+        let Some(found) = solver.appraise(&entry.position, &cannot_win, time) else {
+            return;
+        };
+        entry.elapsed += found.elapsed;
+        entry.nodes += found.nodes;
+        if found.verdict.is_answered() {
+            entry.value = found.verdict;
+            entry.best_move = found.best_move;
+        } else {
+            entry.estimate = found.estimate;
+        }
     }
 }
 
@@ -423,15 +465,10 @@ pub fn review_win_in(
             break;
         }
     }
-    mark_moves(&mut plies)?;
-    // The learned estimate beside each unknown value, given any question its solve settled.
-    for entry in plies.iter_mut().filter(|p| p.value == Verdict::Unknown) {
-        let known = known[entry.ply];
-        let disproved = [Player::X, Player::O]
-            .into_iter()
-            .filter(|&player| known.get(player) == Some(false));
-        entry.estimate = OutcomeEstimate::of(&entry.position, disproved);
+    if end != WalkEnd::Stopped {
+        add_estimates(&mut plies, &known, solver, &mut on_event);
     }
+    mark_moves(&mut plies)?;
     Ok(Review {
         plies,
         end,

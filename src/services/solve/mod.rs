@@ -9,6 +9,9 @@ pub use distance::{Distance, DistanceBudget, WinIn, WinInAnswer, WinInMode};
 
 use super::analyze::Analysis;
 use super::known::{facts_of, verdict_from, StorePolicy};
+use super::play::{appraise, Appraisal, EstimateBudget};
+#[cfg(doc)]
+use super::play::{DEFAULT_ESTIMATE_PLAYOUTS, ESTIMATE_TIME_SHARE};
 use super::report::{DatabaseReport, SolveReport, TableReport};
 use crate::db::campaign::CampaignId;
 use crate::db::key::{canonical, move_back};
@@ -20,7 +23,7 @@ use crate::search::options::{Engine, SolveOptions};
 use crate::search::workers::Workers;
 use crate::table::{Table, TableCounters};
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use three_valued::{settled_without_search, unsearched_report, ThreeValued};
 
 /// A solve's surroundings: its options, the table it searches against (which may hold
@@ -50,6 +53,7 @@ pub struct Solver<'a> {
     database: Option<(&'a Database, StorePolicy)>,
     campaign: bool,
     calibration: Option<&'a Calibration>,
+    estimate_playouts: Option<u64>,
 }
 
 impl<'a> Solver<'a> {
@@ -65,6 +69,7 @@ impl<'a> Solver<'a> {
             database: None,
             campaign: false,
             calibration: None,
+            estimate_playouts: None,
         }
     }
 
@@ -104,6 +109,42 @@ impl<'a> Solver<'a> {
     pub fn calibrated_by(mut self, calibration: &'a Calibration) -> Solver<'a> {
         self.calibration = Some(calibration);
         self
+    }
+
+    /// This solver, giving each estimate beside a value that `analyze` or `review` leaves
+    /// unknown `playouts` (0: no estimates) instead of the default: a quarter of the time
+    /// limit ([`ESTIMATE_TIME_SHARE`]), or [`DEFAULT_ESTIMATE_PLAYOUTS`] without one. A time
+    /// limit still bounds them.
+    pub fn estimating_with(mut self, playouts: Option<u64>) -> Solver<'a> {
+        self.estimate_playouts = playouts;
+        self
+    }
+
+    /// Whether the values this solver's analyses and reviews leave unknown get estimates.
+    pub fn estimates(&self) -> bool {
+        self.estimate_playouts != Some(0)
+    }
+
+    /// The estimate of `pos` (or its value, where the search proves one), each player of
+    /// `cannot_win` known not to win there, searched against this solver's table on its
+    /// threads within `time` (or without it, by playouts); `None` when no estimate is wanted,
+    /// or nothing is left of `time`.
+    pub fn appraise(
+        &self,
+        pos: &Position,
+        cannot_win: &[Player],
+        time: Option<Duration>,
+    ) -> Option<Appraisal> {
+        let budget = EstimateBudget::of(self.estimate_playouts, time)?;
+        let never = AtomicBool::new(false);
+        Some(appraise(
+            pos,
+            self.table,
+            cannot_win.iter().copied(),
+            budget,
+            self.options.threads,
+            self.stop.unwrap_or(&never),
+        ))
     }
 
     /// This solver, ending its searches early (with `unknown`) once `stop` is raised.
@@ -187,8 +228,12 @@ impl<'a> Solver<'a> {
     /// (see [`Solver::solve_win_in`]), counted from before the move.
     pub fn analyze_win_in(&mut self, pos: &Position, mode: WinInMode) -> Analysis {
         let (options, table) = (self.options, self.table);
-        super::analyze::analyze(pos, options, table, |child, options| {
-            self.solve_with_win_in(child, options, mode)
+        let solved =
+            super::analyze::analyze(pos, options, table, self.estimates(), |child, options| {
+                self.solve_with_win_in(child, options, mode)
+            });
+        super::analyze::add_estimates(solved, options.time_limit, |child, cannot_win, time| {
+            self.appraise(child, cannot_win, time)
         })
     }
 

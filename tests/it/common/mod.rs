@@ -184,22 +184,38 @@ pub fn open_game_proof_claiming(plies: u8) -> Vec<u8> {
     bytes
 }
 
-/// Checks an `estimate` of the JSON: the learned model's outcome probabilities `x`, `o` and
-/// `draw`, each within 0..=1 and together 1 (to the three decimals they are rounded to).
-pub fn assert_outcome_estimate(estimate: &serde_json::Value) {
-    let chances: Vec<f64> = ["x", "o", "draw"]
-        .iter()
-        .map(|key| {
-            estimate[key]
-                .as_f64()
-                .unwrap_or_else(|| panic!("no {key}: {estimate}"))
-        })
-        .collect();
+/// Checks an estimate in the JSON of `analyze` or `review`: X, O and draw probabilities that
+/// make one, the number of playouts behind them, and the playouts' own shares beside them.
+pub fn assert_search_estimate(estimate: &serde_json::Value) {
+    let chances = |object: &serde_json::Value| -> f64 {
+        let chances: Vec<f64> = ["x", "o", "draw"]
+            .iter()
+            .map(|key| {
+                object[key]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("no {key}: {estimate}"))
+            })
+            .collect();
+        assert!(
+            chances.iter().all(|p| (0.0..=1.0).contains(p)),
+            "{estimate}"
+        );
+        chances.iter().sum()
+    };
+    assert!((chances(estimate) - 1.0).abs() <= 0.002, "{estimate}");
     assert!(
-        chances.iter().all(|p| (0.0..=1.0).contains(p)),
+        (chances(&estimate["shares"]) - 1.0).abs() <= 0.002,
         "{estimate}"
     );
-    let total: f64 = chances.iter().sum();
-    assert!((total - 1.0).abs() <= 0.002, "{estimate}");
-    assert_eq!(estimate.as_object().unwrap().len(), 3, "{estimate}");
+    assert!(estimate["playouts"].as_u64().unwrap_or(0) > 0, "{estimate}");
+}
+
+/// The oracle's name of a rule set (the oracle itself knows nothing of the crate).
+pub fn oracle_rules(rules: uttt::game::Rules) -> oracle::OracleRules {
+    use uttt::game::Rules;
+    match rules {
+        Rules::Common => oracle::OracleRules::Common,
+        Rules::WonBoardsOpen => oracle::OracleRules::WonBoardsOpen,
+        Rules::CodinGame => oracle::OracleRules::CodinGame,
+    }
 }
