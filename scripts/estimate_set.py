@@ -12,10 +12,10 @@
   fit FILE... --out models/estimate.json
       Fits the calibration to the positions of FILE...: per rule set,
       p_k = softmax_k(a_k + b * ln(share_k + 1/playouts)), by gradient descent on the log loss.
-  measure FILE [--model models/estimate.json] [--playouts N [--bin BIN]]
+  measure FILE [--model models/estimate.json] [--rules R] [--playouts N [--bin BIN]]
       Brier scores (sum over the three outcomes) of the raw shares, the calibrated estimate,
       the pattern-table model and the set's own shares as a constant; the lean's accuracy on
-      decisive and drawn positions. With --playouts, each position is searched again with N
+      decisive and drawn positions (with --rules, of that rule set's positions). With --playouts, each position is searched again with N
       playouts (`uttt play --threads 1 --seed 1`): the estimate of a shorter search, such as
       `analyze` gives each move.
 """
@@ -188,7 +188,7 @@ def research(rows, bin, playouts):
 
 
 def measure(args):
-    rows = usable(read([args.file]))
+    rows = [r for r in usable(read([args.file])) if args.rules in (None, r["rules"])]
     if args.playouts:
         research(rows, args.bin, args.playouts)
     model = json.load(open(args.model)) if args.model else {}
@@ -236,6 +236,7 @@ def main():
     s.add_argument("--playouts", type=int,
                    help="search each position again with this many playouts (needs --bin)")
     s.add_argument("--bin", default="target/release/uttt")
+    s.add_argument("--rules", help="only the positions of this rule set")
     args = parser.parse_args()
     {"make": make, "fit": fit, "measure": measure}[args.command](args)
 
