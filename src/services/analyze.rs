@@ -3,9 +3,10 @@
 //! limits; then, beside each value left unknown, the estimate of a Monte Carlo tree search
 //! that knows what is proved ([`super::play`]).
 
-use super::play::{Appraisal, Estimate, ESTIMATE_TIME_SHARE};
+use super::play::estimate::{Estimate, ESTIMATE_TIME_SHARE};
+use super::play::{appraise, Appraisal};
 use super::report::{BinaryOutcome, SolveReport, SolveValue, TableReport, Verdict};
-use super::WinInAnswer;
+use super::solve::{Solver, WinInAnswer, WinInMode};
 use crate::game::{Move, Player, Position};
 use crate::search::options::SolveOptions;
 use crate::table::{Table, TableCounters};
@@ -106,8 +107,29 @@ fn rank(value: SolveValue) -> u8 {
     }
 }
 
+impl Solver<'_> {
+    /// Analyses every legal move of `pos` (see [`analyze`]), with an estimate beside each
+    /// value left unknown (see [`add_estimates`]).
+    pub fn analyze(&mut self, pos: &Position) -> Analysis {
+        self.analyze_win_in(pos, WinInMode::Off)
+    }
+
+    /// [`Solver::analyze`], each winning or losing move with its distance as `mode` asks
+    /// (see [`Solver::solve_win_in`]), counted from before the move.
+    pub fn analyze_win_in(&mut self, pos: &Position, mode: WinInMode) -> Analysis {
+        let (options, table) = (self.options(), self.table());
+        let estimates = self.estimate_playouts() != Some(0);
+        let solved = analyze(pos, options, table, estimates, |child, options| {
+            self.solve_with_win_in(child, options, mode)
+        });
+        add_estimates(solved, options.time_limit, |child, cannot_win, time| {
+            appraise(self, child, cannot_win, time)
+        })
+    }
+}
+
 /// An analysis whose solves are done, before its estimates.
-pub(super) struct Solved {
+struct Solved {
     analysis: Analysis,
     /// Per move (as `analysis.moves`): the players its solve showed not to win after it.
     cannot_win: Vec<Vec<Player>>,
@@ -125,7 +147,7 @@ pub(super) struct Solved {
 /// raised. `options.attacker` is ignored. Without `options.max_plies` every move gets its full
 /// value; with it, the one question whether the move wins within that many plies, itself
 /// included (so within 0 none does).
-pub(super) fn analyze(
+fn analyze(
     pos: &Position,
     options: &SolveOptions,
     table: &Table,
@@ -221,7 +243,7 @@ pub(super) fn analyze(
 /// that search proves the value, the move gets the value (and a best reply) instead of an
 /// estimate: it is exact, and never contradicts the solve, which proved nothing more. Then the
 /// moves are sorted, best first.
-pub(super) fn add_estimates(
+fn add_estimates(
     solved: Solved,
     time_limit: Option<Duration>,
     mut appraise: impl FnMut(&Position, &[Player], Option<Duration>) -> Option<Appraisal>,

@@ -1,19 +1,15 @@
 //! The estimate beside a value the proof left unknown: what the playouts of a search that
 //! knows what is proved say of a position, calibrated ([`super::calibration`]), with the
-//! number of playouts behind it. `analyze` and `review` ask for one by [`appraise`], and a
-//! search that proves the position instead says so: a value, not an estimate.
+//! number of playouts behind it, and what such a search may spend. Plain data: `analyze` and
+//! `review` get one by [`super::appraise`].
 
 use super::calibration::Calibration;
-use super::{PlayOptions, TreePlayer};
-use crate::game::{Move, Player, Position, Rules};
-use crate::search::dfpn::Limits;
-use crate::search::mcts::{Bounds, MctsOptions, Score};
+use crate::game::{Player, Rules};
+use crate::search::mcts::{Bounds, Score};
 use crate::services::learn::OutcomeEstimate;
-use crate::services::report::{SolveValue, Verdict};
-use crate::table::Table;
+use crate::services::report::SolveValue;
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The probabilities of the three outcomes that the playouts' results give, calibrated (see
 /// [`calibration`]): an estimate, never a value.
@@ -129,62 +125,5 @@ impl EstimateBudget {
             playouts: playouts.or(time.is_none().then_some(DEFAULT_ESTIMATE_PLAYOUTS)),
             time_limit: time,
         })
-    }
-}
-
-/// What an estimate's search found: the value, where it proved one; else the estimate.
-#[derive(Clone, Debug)]
-pub struct Appraisal {
-    /// The value it proved, or `Unknown`.
-    pub verdict: Verdict,
-    /// Where it proved a value: a move that keeps it.
-    pub best_move: Option<Move>,
-    /// Where it did not: the estimate.
-    pub estimate: Option<Estimate>,
-    /// MID calls of its DFPN looks.
-    pub nodes: u64,
-    /// Its wall time.
-    pub elapsed: Duration,
-}
-
-/// Searches `pos` against `table` within `budget` on `threads` threads (seed 1: one thread and
-/// a budget in playouts alone give the same answer every time), until `stop` is raised; each
-/// player of `cannot_win` is known not to win there (a question a solve settled), so the
-/// estimate gives that outcome nothing. The search's proofs stay in `table`.
-pub fn appraise(
-    pos: &Position,
-    table: &Table,
-    cannot_win: impl IntoIterator<Item = Player>,
-    budget: EstimateBudget,
-    threads: usize,
-    stop: &AtomicBool,
-) -> Appraisal {
-    let start = Instant::now();
-    let known: Vec<(Position, Bounds)> = cannot_win
-        .into_iter()
-        .map(|player| (*pos, Bounds::cannot_win(player)))
-        .collect();
-    let options = PlayOptions {
-        search: MctsOptions {
-            threads,
-            playouts: budget.playouts,
-            time_limit: budget.time_limit,
-            stop_when_decided: false,
-            ..MctsOptions::default()
-        },
-        temperature: None,
-    };
-    let report =
-        TreePlayer::new().choose_knowing(pos, table, &known, &options, Limits::stop_only(stop));
-    Appraisal {
-        verdict: report.verdict,
-        best_move: report
-            .verdict
-            .is_answered()
-            .then_some(report.chosen)
-            .flatten(),
-        estimate: report.estimate,
-        nodes: report.search.dfpn_nodes,
-        elapsed: start.elapsed(),
     }
 }

@@ -12,11 +12,10 @@
 //! - from a proved loss, the move whose refutation took the most work, as `solve` does.
 
 pub mod calibration;
-mod estimate;
+pub mod estimate;
 
 pub use estimate::{
-    appraise, Appraisal, Estimate, EstimateBudget, Shares, DEFAULT_ESTIMATE_PLAYOUTS,
-    ESTIMATE_TIME_SHARE,
+    Estimate, EstimateBudget, Shares, DEFAULT_ESTIMATE_PLAYOUTS, ESTIMATE_TIME_SHARE,
 };
 
 use super::report::{SolveValue, Verdict};
@@ -29,6 +28,7 @@ use crate::search::options::{Engine, SolveOptions};
 use crate::search::rules::{immediate_win, safe_moves};
 use crate::table::Table;
 use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 /// How to play: the search, and how varied the choice among unproved moves is.
 #[derive(Clone, Debug)]
@@ -321,4 +321,71 @@ fn fallback_move(
         }
     }
     first_safe()
+}
+
+/// What an estimate's search found: the value, where it proved one; else the estimate.
+#[derive(Clone, Debug)]
+pub struct Appraisal {
+    /// The value it proved, or `Unknown`.
+    pub verdict: Verdict,
+    /// Where it proved a value: a move that keeps it.
+    pub best_move: Option<Move>,
+    /// Where it did not: the estimate.
+    pub estimate: Option<Estimate>,
+    /// MID calls of its DFPN looks.
+    pub nodes: u64,
+    /// Its wall time.
+    pub elapsed: Duration,
+}
+
+/// The estimate of `pos` (or its value, where the search proves one) that `analyze` and
+/// `review` show beside a value `solver` left unknown: a tree search against the solver's
+/// table (its proofs stay there), on its threads, until its stop flag, within `time` (a share
+/// of a time limit, or `None`) and the playouts the solver asks for
+/// ([`Solver::estimating_with`]). Each player of `cannot_win` is known not to win there (a
+/// question a solve settled), so the estimate gives that outcome nothing. Seed 1: one thread
+/// and a budget in playouts alone give the same answer every time. `None` when no estimate is
+/// wanted, or nothing is left of `time`.
+pub fn appraise(
+    solver: &Solver<'_>,
+    pos: &Position,
+    cannot_win: &[Player],
+    time: Option<Duration>,
+) -> Option<Appraisal> {
+    let budget = EstimateBudget::of(solver.estimate_playouts(), time)?;
+    let start = Instant::now();
+    let known: Vec<(Position, Bounds)> = cannot_win
+        .iter()
+        .map(|&player| (*pos, Bounds::cannot_win(player)))
+        .collect();
+    let options = PlayOptions {
+        search: MctsOptions {
+            threads: solver.options().threads,
+            playouts: budget.playouts,
+            time_limit: budget.time_limit,
+            stop_when_decided: false,
+            ..MctsOptions::default()
+        },
+        temperature: None,
+    };
+    let never = AtomicBool::new(false);
+    let stop = solver.stop_flag().unwrap_or(&never);
+    let report = TreePlayer::new().choose_knowing(
+        pos,
+        solver.table(),
+        &known,
+        &options,
+        Limits::stop_only(stop),
+    );
+    Some(Appraisal {
+        verdict: report.verdict,
+        best_move: report
+            .verdict
+            .is_answered()
+            .then_some(report.chosen)
+            .flatten(),
+        estimate: report.estimate,
+        nodes: report.search.dfpn_nodes,
+        elapsed: start.elapsed(),
+    })
 }

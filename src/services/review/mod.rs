@@ -7,7 +7,8 @@
 mod settle;
 
 use self::settle::{settle, Knowledge};
-use super::play::{Estimate, ESTIMATE_TIME_SHARE};
+use super::play::appraise;
+use super::play::estimate::{Estimate, ESTIMATE_TIME_SHARE};
 use super::report::{SolveValue, TableReport, Verdict};
 use super::solve::{Solver, WinIn, WinInAnswer, WinInMode};
 use crate::game::{Move, Player, Position};
@@ -68,7 +69,7 @@ pub struct PlyReview {
     pub slower_win: bool,
     /// Where the value is unknown (and the game goes on), the outcome probabilities that a
     /// tree search's playouts give, with their number: an estimate, never a value
-    /// ([`Solver::appraise`]).
+    /// ([`appraise`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<Estimate>,
 }
@@ -290,7 +291,7 @@ fn mark_of(mover: Player, before: Verdict, after: Verdict) -> Option<Mark> {
 }
 
 /// Beside each value of `plies` that the walk left unknown where the game goes on, the
-/// estimate of a tree search ([`Solver::appraise`]) within a quarter of `solver`'s time limit
+/// estimate of a tree search ([`appraise`]) within a quarter of `solver`'s time limit
 /// ([`ESTIMATE_TIME_SHARE`]), given any question its solve settled (`known`). Where that search
 /// proves the value instead, the ply gets the value and a best move: exact, so it never
 /// contradicts the walk's answers, which proved nothing more.
@@ -311,7 +312,7 @@ fn add_estimates(
             .into_iter()
             .filter(|&player| known[entry.ply].get(player) == Some(false))
             .collect();
-        let Some(found) = solver.appraise(&entry.position, &cannot_win, time) else {
+        let Some(found) = appraise(solver, &entry.position, &cannot_win, time) else {
             return;
         };
         entry.elapsed += found.elapsed;

@@ -135,7 +135,7 @@ impl Solver<'_> {
     }
 
     /// [`Solver::solve_win_in`] with `options` in place of the solver's.
-    pub(super) fn solve_with_win_in(
+    pub(in crate::services) fn solve_with_win_in(
         &mut self,
         pos: &Position,
         options: &SolveOptions,

@@ -7,11 +7,7 @@ mod three_valued;
 
 pub use distance::{Distance, DistanceBudget, WinIn, WinInAnswer, WinInMode};
 
-use super::analyze::Analysis;
 use super::known::{facts_of, verdict_from, StorePolicy};
-use super::play::{appraise, Appraisal, EstimateBudget};
-#[cfg(doc)]
-use super::play::{DEFAULT_ESTIMATE_PLAYOUTS, ESTIMATE_TIME_SHARE};
 use super::report::{DatabaseReport, SolveReport, TableReport};
 use crate::db::campaign::CampaignId;
 use crate::db::key::{canonical, move_back};
@@ -23,7 +19,7 @@ use crate::search::options::{Engine, SolveOptions};
 use crate::search::workers::Workers;
 use crate::table::{Table, TableCounters};
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use three_valued::{settled_without_search, unsearched_report, ThreeValued};
 
 /// A solve's surroundings: its options, the table it searches against (which may hold
@@ -113,38 +109,21 @@ impl<'a> Solver<'a> {
 
     /// This solver, giving each estimate beside a value that `analyze` or `review` leaves
     /// unknown `playouts` (0: no estimates) instead of the default: a quarter of the time
-    /// limit ([`ESTIMATE_TIME_SHARE`]), or [`DEFAULT_ESTIMATE_PLAYOUTS`] without one. A time
-    /// limit still bounds them.
+    /// limit, or 10,000 playouts without one (see `services::play::estimate`). A time limit
+    /// still bounds them.
     pub fn estimating_with(mut self, playouts: Option<u64>) -> Solver<'a> {
         self.estimate_playouts = playouts;
         self
     }
 
-    /// Whether the values this solver's analyses and reviews leave unknown get estimates.
-    pub fn estimates(&self) -> bool {
-        self.estimate_playouts != Some(0)
+    /// The playouts asked of each estimate (see [`Solver::estimating_with`]).
+    pub fn estimate_playouts(&self) -> Option<u64> {
+        self.estimate_playouts
     }
 
-    /// The estimate of `pos` (or its value, where the search proves one), each player of
-    /// `cannot_win` known not to win there, searched against this solver's table on its
-    /// threads within `time` (or without it, by playouts); `None` when no estimate is wanted,
-    /// or nothing is left of `time`.
-    pub fn appraise(
-        &self,
-        pos: &Position,
-        cannot_win: &[Player],
-        time: Option<Duration>,
-    ) -> Option<Appraisal> {
-        let budget = EstimateBudget::of(self.estimate_playouts, time)?;
-        let never = AtomicBool::new(false);
-        Some(appraise(
-            pos,
-            self.table,
-            cannot_win.iter().copied(),
-            budget,
-            self.options.threads,
-            self.stop.unwrap_or(&never),
-        ))
+    /// The flag that stops this solver's searches, if any.
+    pub fn stop_flag(&self) -> Option<&'a AtomicBool> {
+        self.stop
     }
 
     /// This solver, ending its searches early (with `unknown`) once `stop` is raised.
@@ -217,24 +196,6 @@ impl<'a> Solver<'a> {
             ..self.options.clone()
         };
         self.solve_with(pos, &options)
-    }
-
-    /// Analyses every legal move of `pos` (see [`super::analyze`]).
-    pub fn analyze(&mut self, pos: &Position) -> Analysis {
-        self.analyze_win_in(pos, WinInMode::Off)
-    }
-
-    /// [`Solver::analyze`], each winning or losing move with its distance as `mode` asks
-    /// (see [`Solver::solve_win_in`]), counted from before the move.
-    pub fn analyze_win_in(&mut self, pos: &Position, mode: WinInMode) -> Analysis {
-        let (options, table) = (self.options, self.table);
-        let solved =
-            super::analyze::analyze(pos, options, table, self.estimates(), |child, options| {
-                self.solve_with_win_in(child, options, mode)
-            });
-        super::analyze::add_estimates(solved, options.time_limit, |child, cannot_win, time| {
-            self.appraise(child, cannot_win, time)
-        })
     }
 
     /// Solves `pos` with `options` in place of this solver's: from the database when it
