@@ -18,6 +18,13 @@
 //! `--big-table-mem`, each question is solved again against a table that large, and the
 //! difference in calls is the work the default table's replacements cost (memory).
 //!
+//! Two passes, so that nothing is kept per call and long solves fit in memory: the first
+//! solves (counting calls by stage) and writes the certificate; the second solves again from a
+//! fresh table of the same size, which one-threaded DFPN repeats call for call (checked), and
+//! classifies each call as it returns, rebuilding which call made which from the returns'
+//! work counts (post-order: a call's direct children are the returns just before it whose work
+//! sums to its own less one).
+//!
 //! One JSON line per position on stdout, then a summary line; a table in words on stderr.
 //!
 //! ```text
@@ -40,63 +47,89 @@ use uttt::table::Table;
 /// The 1+ε trick's ε, the solver's default.
 const EPSILON: f64 = 0.25;
 
-/// One MID call as it returned.
-#[derive(Clone, Copy)]
-struct Call {
-    key: u64,
-    /// The calls it made, itself included.
-    work: u64,
-    /// Stones (0..=81) and closed boards (0..=9) of its position.
-    stones: u8,
-    closed: u8,
-    /// Whether its position was solved when it returned.
-    solved: bool,
+/// Calls by class and stage: class → (stones / 10, closed boards) → calls.
+type Split = BTreeMap<&'static str, BTreeMap<(u8, u8), u64>>;
+
+/// The stage of `pos`: stones by tens, closed boards.
+fn stage(pos: &Position) -> (u8, u8) {
+    (
+        (pos.stone_count() / 10) as u8,
+        pos.closed_boards().count_ones() as u8,
+    )
 }
 
-/// What one binary question's search did.
-struct Searched {
+/// What one pass tells of each MID call as it returns: its position, numbers and work.
+trait Watch {
+    fn returned(&mut self, pos: &Position, numbers: Numbers, work: u64);
+}
+
+/// The first pass's watch: calls by stage.
+#[derive(Default)]
+struct Count(BTreeMap<(u8, u8), u64>);
+
+impl Watch for Count {
+    fn returned(&mut self, pos: &Position, _: Numbers, _: u64) {
+        *self.0.entry(stage(pos)).or_default() += 1;
+    }
+}
+
+/// The second pass's watch: each call against the proof tree's keys.
+struct Classify<'p> {
     question: Question,
-    calls: Vec<Call>,
-    nodes: u64,
-    /// The attacker's (proof, disproof) numbers at the root.
-    root: (u32, u32),
+    proof: &'p HashSet<u64>,
+    /// Proof positions called before.
+    seen: HashSet<u64>,
+    /// Returns not yet claimed by their parent: (key, work).
+    pending: Vec<(u64, u64)>,
+    split: Split,
+    /// The subtrees hanging off proof positions: (root key, calls).
+    off_proof: Vec<(u64, u64)>,
 }
 
-/// Runs the search of `question` at `pos` against `table` within `max_nodes`, recording each
-/// call when `record`.
+impl Watch for Classify<'_> {
+    fn returned(&mut self, pos: &Position, _: Numbers, work: u64) {
+        let key = table_key(pos, self.question);
+        let in_proof = self.proof.contains(&key);
+        let mut children_work = 0;
+        while children_work + 1 < work {
+            let (child, child_work) = self.pending.pop().expect("a child call returned before");
+            children_work += child_work;
+            if in_proof && !self.proof.contains(&child) {
+                self.off_proof.push((child, child_work));
+            }
+        }
+        let class = match (in_proof, in_proof && self.seen.insert(key)) {
+            (true, true) => "proof: first call",
+            (true, false) => "proof: again",
+            (false, _) => "off the proof",
+        };
+        *self
+            .split
+            .entry(class)
+            .or_default()
+            .entry(stage(pos))
+            .or_default() += 1;
+        self.pending.push((key, work));
+    }
+}
+
+/// Searches `question` at `pos` against `table` within `max_nodes`, telling `watch` of each
+/// call; the calls made and the attacker's (proof, disproof) numbers at the root.
 fn search(
     pos: &Position,
     question: Question,
     table: &Table,
     max_nodes: u64,
-    record: bool,
-) -> Searched {
+    watch: &mut dyn Watch,
+) -> (u64, (u32, u32)) {
     let stop = AtomicBool::new(false);
-    let mut calls = Vec::new();
-    let mut observer = |at: &Position, numbers: Numbers, work: u64| {
-        if record {
-            calls.push(Call {
-                key: table_key(at, question),
-                work,
-                stones: at.stone_count() as u8,
-                closed: at.closed_boards().count_ones() as u8,
-                solved: numbers.is_solved(),
-            });
-        }
-    };
-    let (nodes, numbers) = {
-        let mut dfpn =
-            Dfpn::new(table, question, EPSILON, Limits::stop_only(&stop)).observing(&mut observer);
-        let numbers = dfpn.solve(pos, max_nodes);
-        (dfpn.nodes(), numbers)
-    };
+    let mut observer =
+        |at: &Position, numbers: Numbers, work: u64| watch.returned(at, numbers, work);
+    let mut dfpn =
+        Dfpn::new(table, question, EPSILON, Limits::stop_only(&stop)).observing(&mut observer);
+    let numbers = dfpn.solve(pos, max_nodes);
     let attacker_to_move = pos.side_to_move() == question.attacker;
-    Searched {
-        question,
-        calls,
-        nodes,
-        root: attacker_numbers(numbers, attacker_to_move),
-    }
+    (dfpn.nodes(), attacker_numbers(numbers, attacker_to_move))
 }
 
 /// The table keys (for the question the block proves or disproves) of every position of a
@@ -134,64 +167,10 @@ fn proof_keys(block: &Block, question: Question) -> HashSet<u64> {
     keys
 }
 
-/// Calls by class and stage: class → (stones / 10, closed boards) → calls.
-type Split = BTreeMap<&'static str, BTreeMap<(u8, u8), u64>>;
-
-fn add(split: &mut Split, class: &'static str, call: &Call, count: u64) {
-    *split
-        .entry(class)
-        .or_default()
-        .entry((call.stones / 10, call.closed))
-        .or_default() += count;
-}
-
-/// Splits the calls of `searched` against `proof` (the keys of its proof tree): each call by
-/// its own position, and each subtree off the proof by its size (log2 of its calls, into
-/// `sizes`).
-fn classify(
-    searched: &Searched,
-    proof: &HashSet<u64>,
-    split: &mut Split,
-    sizes: &mut BTreeMap<(&'static str, u32), u64>,
-) {
-    // A call's direct child calls are the returns just before it whose work sums to its own
-    // less one (post-order): a stack of returns not yet claimed by a parent rebuilds them.
-    let mut pending: Vec<Call> = Vec::new();
-    let mut seen: HashSet<u64> = HashSet::new();
-    // Each position's fate: solved by its last call, or never.
-    let solved: HashSet<u64> = searched
-        .calls
-        .iter()
-        .filter(|c| c.solved)
-        .map(|c| c.key)
-        .collect();
-    for call in &searched.calls {
-        let mut children_work = 0;
-        while children_work + 1 < call.work {
-            let child = pending.pop().expect("a child call returned before");
-            children_work += child.work;
-            if proof.contains(&call.key) && !proof.contains(&child.key) {
-                let kind = if solved.contains(&child.key) {
-                    "solved"
-                } else {
-                    "abandoned"
-                };
-                *sizes
-                    .entry((kind, 64 - child.work.leading_zeros()))
-                    .or_default() += child.work;
-            }
-        }
-        let class = if proof.contains(&call.key) {
-            if seen.insert(call.key) {
-                "proof: first call"
-            } else {
-                "proof: again"
-            }
-        } else {
-            "off the proof"
-        };
-        add(split, class, call, 1);
-        pending.push(*call);
+/// Adds `counts` (by stage) to `split` as `class`.
+fn add_counts(split: &mut Split, class: &'static str, counts: &BTreeMap<(u8, u8), u64>) {
+    for (stage, n) in counts {
+        *split.entry(class).or_default().entry(*stage).or_default() += n;
     }
 }
 
@@ -211,6 +190,134 @@ struct PositionSplit {
     /// With a big table: each question's calls there (what replacements cost is the
     /// difference).
     big_table_nodes: Option<[u64; 2]>,
+}
+
+/// The block of `certificate` that answers `question`: its win, or its opponent's hold.
+fn block_for(blocks: &[Block], question: Question) -> &Block {
+    blocks
+        .iter()
+        .find(|b| match b.claim.kind {
+            ClaimKind::Wins => b.claim.prover == question.attacker,
+            ClaimKind::Holds => b.claim.prover != question.attacker,
+        })
+        .expect("a block for the question")
+}
+
+/// Splits the solve of `pos`: into `split` and `sizes` (off-proof subtrees by fate and log2
+/// size), and its own line.
+fn split_position(
+    notation: &str,
+    args: &Args,
+    split: &mut Split,
+    sizes: &mut BTreeMap<(&'static str, u32), u64>,
+) -> PositionSplit {
+    let pos = parse_position(notation).expect("a position in notation");
+    let questions = [Question::wins(Player::X), Question::wins(Player::O)];
+    // Pass 1: the solve, its calls by stage, and the certificate.
+    let table = Table::new(args.table_bytes).expect("the table");
+    let mut counts = [Count::default(), Count::default()];
+    let mut nodes = [0u64; 2];
+    let mut roots = [(0u32, 0u32); 2];
+    for i in 0..2 {
+        (nodes[i], roots[i]) = search(&pos, questions[i], &table, args.max_nodes, &mut counts[i]);
+    }
+    let verdict = if roots[0].0 == 0 {
+        Verdict::Wins(Player::X)
+    } else if roots[1].0 == 0 {
+        Verdict::Wins(Player::O)
+    } else if roots[0].1 == 0 && roots[1].1 == 0 {
+        Verdict::Draw
+    } else {
+        Verdict::Unknown
+    };
+    // The questions the value needs: the winner's, or both for a draw.
+    let needed = |q: Question| match verdict {
+        Verdict::Wins(winner) => q.attacker == winner,
+        Verdict::Draw => true,
+        _ => false,
+    };
+    let mut position_split = Split::new();
+    let stop = AtomicBool::new(false);
+    let certificate = (verdict != Verdict::Unknown)
+        .then(|| certify(&pos, verdict, None, &table, EPSILON, &stop).expect("a certificate"));
+    drop(table);
+    let proofs: Vec<Option<HashSet<u64>>> = questions
+        .iter()
+        .map(|&q| {
+            let blocks = &certificate.as_ref()?.blocks;
+            needed(q).then(|| proof_keys(block_for(blocks, q), q))
+        })
+        .collect();
+    for i in 0..2 {
+        if proofs[i].is_none() {
+            let class = if verdict == Verdict::Unknown {
+                "unsettled"
+            } else {
+                "other question"
+            };
+            add_counts(&mut position_split, class, &counts[i].0);
+        }
+    }
+    // Pass 2: the same solve again, each needed question's calls classified.
+    if proofs.iter().any(Option::is_some) {
+        let table = Table::new(args.table_bytes).expect("the table");
+        for i in 0..2 {
+            let (again, _) = match &proofs[i] {
+                Some(proof) => {
+                    let mut classify = Classify {
+                        question: questions[i],
+                        proof,
+                        seen: HashSet::new(),
+                        pending: Vec::new(),
+                        split: Split::new(),
+                        off_proof: Vec::new(),
+                    };
+                    let searched =
+                        search(&pos, questions[i], &table, args.max_nodes, &mut classify);
+                    for (class, counts) in &classify.split {
+                        add_counts(&mut position_split, class, counts);
+                    }
+                    // Each subtree's fate from the table at the end: solved there, or not.
+                    let mut writer = table.writer();
+                    for (key, work) in classify.off_proof {
+                        let solved = writer.lookup(key).is_some_and(|f| f.numbers.is_solved());
+                        let fate = if solved { "solved" } else { "abandoned" };
+                        *sizes.entry((fate, 64 - work.leading_zeros())).or_default() += work;
+                    }
+                    searched
+                }
+                None => search(
+                    &pos,
+                    questions[i],
+                    &table,
+                    args.max_nodes,
+                    &mut Count::default(),
+                ),
+            };
+            assert_eq!(
+                again, nodes[i],
+                "the second pass repeats the first call for call"
+            );
+        }
+    }
+    let big_table_nodes = args.big_table_bytes.map(|bytes| {
+        let big = Table::new(bytes).expect("the big table");
+        questions.map(|q| search(&pos, q, &big, args.max_nodes, &mut Count::default()).0)
+    });
+    let mut classes = BTreeMap::new();
+    for (class, stages) in &position_split {
+        classes.insert(*class, stages.values().sum());
+        add_counts(split, class, stages);
+    }
+    PositionSplit {
+        position: notation.to_string(),
+        value: value_of(verdict),
+        nodes,
+        classes,
+        proof_positions: proofs.iter().flatten().map(|p| p.len() as u64).sum(),
+        certificate_research: certificate.map_or(0, |c| c.research_nodes),
+        big_table_nodes,
+    }
 }
 
 fn value_of(verdict: Verdict) -> &'static str {
@@ -267,104 +374,20 @@ fn main() {
     let mut split = Split::new();
     let mut sizes = BTreeMap::new();
     let mut totals: BTreeMap<&'static str, u64> = BTreeMap::new();
-    let (mut nodes_all, mut big_all, mut proof_all) = (0u64, [0u64; 2], 0u64);
+    let (mut nodes_all, mut big_all, mut proof_all) = (0u64, 0u64, 0u64);
     for line in text.lines() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let notation = line.split_whitespace().next().expect("a position");
-        let pos = parse_position(notation).expect("a position in notation");
-        let table = Table::new(args.table_bytes).expect("the table");
-        let searched: Vec<Searched> = [Player::X, Player::O]
-            .into_iter()
-            .map(|attacker| search(&pos, Question::wins(attacker), &table, args.max_nodes, true))
-            .collect();
-        let proved = |s: &Searched| s.root.0 == 0;
-        let disproved = |s: &Searched| s.root.1 == 0;
-        let verdict = if proved(&searched[0]) {
-            Verdict::Wins(Player::X)
-        } else if proved(&searched[1]) {
-            Verdict::Wins(Player::O)
-        } else if disproved(&searched[0]) && disproved(&searched[1]) {
-            Verdict::Draw
-        } else {
-            Verdict::Unknown
-        };
-        let mut position_split = Split::new();
-        let mut proof_positions = 0;
-        let mut certificate_research = 0;
-        let stop = AtomicBool::new(false);
-        let certificate = (verdict != Verdict::Unknown)
-            .then(|| certify(&pos, verdict, None, &table, EPSILON, &stop).expect("a certificate"));
-        for s in &searched {
-            // The question the value needs: the winner's, or both for a draw.
-            let needed = match verdict {
-                Verdict::Wins(winner) => s.question.attacker == winner,
-                Verdict::Draw => true,
-                _ => false,
-            };
-            if verdict == Verdict::Unknown {
-                for call in &s.calls {
-                    add(&mut position_split, "unsettled", call, 1);
-                }
-                continue;
-            }
-            if !needed {
-                for call in &s.calls {
-                    add(&mut position_split, "other question", call, 1);
-                }
-                continue;
-            }
-            let certificate = certificate.as_ref().expect("a settled value's certificate");
-            let block = certificate
-                .blocks
-                .iter()
-                .find(|b| match b.claim.kind {
-                    ClaimKind::Wins => b.claim.prover == s.question.attacker,
-                    ClaimKind::Holds => b.claim.prover != s.question.attacker,
-                })
-                .expect("a block for the question");
-            let proof = proof_keys(block, s.question);
-            proof_positions += proof.len() as u64;
-            classify(s, &proof, &mut position_split, &mut sizes);
-        }
-        if let Some(c) = &certificate {
-            certificate_research = c.research_nodes;
-        }
-        let big_table_nodes = args.big_table_bytes.map(|bytes| {
-            let big = Table::new(bytes).expect("the big table");
-            let mut nodes = [0u64; 2];
-            for (i, s) in searched.iter().enumerate() {
-                nodes[i] = search(&pos, s.question, &big, args.max_nodes, false).nodes;
-            }
-            nodes
-        });
-        let mut classes = BTreeMap::new();
-        for (class, stages) in &position_split {
-            let count: u64 = stages.values().sum();
-            classes.insert(*class, count);
+        let row = split_position(notation, &args, &mut split, &mut sizes);
+        for (class, count) in &row.classes {
             *totals.entry(class).or_default() += count;
-            for (stage, n) in stages {
-                *split.entry(class).or_default().entry(*stage).or_default() += n;
-            }
         }
-        let nodes = [searched[0].nodes, searched[1].nodes];
-        nodes_all += nodes[0] + nodes[1];
-        proof_all += proof_positions;
-        if let Some(big) = big_table_nodes {
-            big_all[0] += big[0];
-            big_all[1] += big[1];
-        }
-        let row = PositionSplit {
-            position: notation.to_string(),
-            value: value_of(verdict),
-            nodes,
-            classes,
-            proof_positions,
-            certificate_research,
-            big_table_nodes,
-        };
+        nodes_all += row.nodes[0] + row.nodes[1];
+        proof_all += row.proof_positions;
+        big_all += row.big_table_nodes.map_or(0, |big| big[0] + big[1]);
         println!("{}", serde_json::to_string(&row).expect("JSON"));
     }
     report(
@@ -378,7 +401,7 @@ fn report(
     sizes: &BTreeMap<(&'static str, u32), u64>,
     totals: &BTreeMap<&'static str, u64>,
     nodes: u64,
-    big: [u64; 2],
+    big: u64,
     proof_positions: u64,
     args: &Args,
 ) {
@@ -388,10 +411,9 @@ fn report(
         eprintln!("{class:<20} {count:>12}  {:5.1} %", share(*count));
     }
     if args.big_table_bytes.is_some() {
-        let big_total = big[0] + big[1];
         eprintln!(
-            "with the big table: {big_total} calls ({:+.1} % of the default table's)",
-            share(big_total) - 100.0
+            "with the big table: {big} calls ({:+.1} % of the default table's)",
+            share(big) - 100.0
         );
     }
     eprintln!("off the proof, by subtree size (calls, log2 bucket: 2^(b-1) <= size < 2^b):");
@@ -429,7 +451,7 @@ fn report(
         nodes,
         proof_positions,
         classes: totals,
-        big_table_nodes: args.big_table_bytes.map(|_| big[0] + big[1]),
+        big_table_nodes: args.big_table_bytes.map(|_| big),
         off_proof_by_size: sizes
             .iter()
             .map(|((kind, bucket), n)| (format!("{kind} 2^{bucket}"), *n))
