@@ -41,7 +41,8 @@ use uttt::search::dfpn::{Dfpn, Limits};
 use uttt::search::numbers::attacker_numbers;
 use uttt::search::{table_key, Numbers, Question};
 use uttt::services::certify::certify;
-use uttt::services::Verdict;
+use uttt::services::units::parse_size;
+use uttt::services::{verdict_label, Verdict};
 use uttt::table::Table;
 
 /// The 1+ε trick's ε, the solver's default.
@@ -178,7 +179,7 @@ fn add_counts(split: &mut Split, class: &'static str, counts: &BTreeMap<(u8, u8)
 #[derive(Serialize)]
 struct PositionSplit {
     position: String,
-    value: &'static str,
+    value: String,
     /// MID calls of each question (X's, then O's).
     nodes: [u64; 2],
     /// Calls by class, over all stages.
@@ -311,21 +312,12 @@ fn split_position(
     }
     PositionSplit {
         position: notation.to_string(),
-        value: value_of(verdict),
+        value: verdict_label(verdict),
         nodes,
         classes,
         proof_positions: proofs.iter().flatten().map(|p| p.len() as u64).sum(),
         certificate_research: certificate.map_or(0, |c| c.research_nodes),
         big_table_nodes,
-    }
-}
-
-fn value_of(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Wins(Player::X) => "X",
-        Verdict::Wins(Player::O) => "O",
-        Verdict::Draw => "draw",
-        _ => "unknown",
     }
 }
 
@@ -337,15 +329,9 @@ struct Args {
     max_nodes: u64,
 }
 
-fn bytes(text: &str) -> u64 {
-    let (number, unit) = text.split_at(text.trim_end_matches(['K', 'M', 'G']).len());
-    let shift = match unit {
-        "K" => 10,
-        "M" => 20,
-        "G" => 30,
-        _ => 0,
-    };
-    number.parse::<u64>().expect("a size such as 64M") << shift
+/// A size as the command line writes it (`64M`, `4G`).
+fn size(text: &str) -> u64 {
+    parse_size(text).unwrap_or_else(|problem| panic!("{text}: {problem}"))
 }
 
 fn args() -> Args {
@@ -359,8 +345,8 @@ fn args() -> Args {
     while let Some(arg) = args.next() {
         let mut value = || args.next().expect("a value after the option");
         match arg.as_str() {
-            "--table-mem" => out.table_bytes = bytes(&value()),
-            "--big-table-mem" => out.big_table_bytes = Some(bytes(&value())),
+            "--table-mem" => out.table_bytes = size(&value()),
+            "--big-table-mem" => out.big_table_bytes = Some(size(&value())),
             "--max-nodes" => out.max_nodes = value().parse().expect("a number of calls"),
             file => out.file = file.to_string(),
         }

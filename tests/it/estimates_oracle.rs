@@ -1,23 +1,13 @@
 //! The estimates beside the values that `analyze` and `review` leave unknown, under each rule
 //! set: a value that an estimate's search proves instead is the oracle's, an estimate is
 //! one (probabilities, shares, playouts), and no value a solve proved is changed.
-use crate::common::oracle::oracle_value_under;
-use crate::common::{oracle_rules, parallel_rows, playout_positions_under};
+use crate::common::{oracle_verdict, parallel_rows, playout_positions_under};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use uttt::game::{format_position, parse_position_under, Player, Position, Rng, Rules};
+use uttt::game::{parse_position_under, Position, Rng, Rules};
 use uttt::search::{Engine, SolveOptions};
 use uttt::services::review::{review, ReviewLimits};
 use uttt::services::{Estimate, SolveValue, Solver, Verdict};
 use uttt::table::Table;
-
-/// The oracle's value of `pos`.
-fn oracle_verdict(pos: &Position) -> Verdict {
-    match oracle_value_under(&format_position(pos), oracle_rules(pos.rules())) {
-        "X" => Verdict::Wins(Player::X),
-        "O" => Verdict::Wins(Player::O),
-        _ => Verdict::Draw,
-    }
-}
 
 /// Solves that a tiny node limit leaves mostly unknown, deterministic (one-threaded DFPN).
 fn tiny_solves() -> SolveOptions {

@@ -2,9 +2,9 @@
 //! the oracle is quick) and a fresh solve's, and every mark is what `analyze` of the position
 //! says of the move played; for each engine, with a normal and a tiny table.
 use crate::common;
-use crate::common::oracle::oracle_value;
+use crate::common::oracle_verdict;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use uttt::game::{format_position, Move, Player, Position, Rng};
+use uttt::game::{Move, Position, Rng};
 use uttt::search::{Engine, SolveOptions};
 use uttt::services::review::{review, Mark, Review, ReviewEvent, ReviewLimits, WalkEnd};
 use uttt::services::{SolveValue, Solver, Verdict};
@@ -78,14 +78,6 @@ fn fresh_value(pos: &Position, nodes: u64) -> Verdict {
     };
     let table = Table::new(16 << 20).unwrap();
     Solver::new(&options, &table).solve(pos).verdict
-}
-
-fn oracle_verdict(pos: &Position) -> Verdict {
-    match oracle_value(&format_position(pos)) {
-        "X" => Verdict::Wins(Player::X),
-        "O" => Verdict::Wins(Player::O),
-        _ => Verdict::Draw,
-    }
 }
 
 /// How many of each check ran, so that the test can tell it checked something.

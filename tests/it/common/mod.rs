@@ -219,3 +219,15 @@ pub fn oracle_rules(rules: uttt::game::Rules) -> oracle::OracleRules {
         Rules::CodinGame => oracle::OracleRules::CodinGame,
     }
 }
+
+/// The oracle's value of `pos`, under its rule set.
+pub fn oracle_verdict(pos: &uttt::game::Position) -> uttt::services::Verdict {
+    use uttt::game::Player;
+    use uttt::services::Verdict;
+    let notation = uttt::game::format_position(pos);
+    match oracle::oracle_value_under(&notation, oracle_rules(pos.rules())) {
+        "X" => Verdict::Wins(Player::X),
+        "O" => Verdict::Wins(Player::O),
+        _ => Verdict::Draw,
+    }
+}
