@@ -104,6 +104,34 @@ pub fn lines_within(mask: u16) -> u32 {
     u32::from(LINE_COUNT[(mask & FULL_MASK) as usize])
 }
 
+const fn build_common_table() -> [u16; 512] {
+    let mut table = [0u16; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        let mut common = FULL_MASK;
+        let mut i = 0;
+        while i < LINES.len() {
+            if mask as u16 & LINES[i] == LINES[i] {
+                common &= LINES[i];
+            }
+            i += 1;
+        }
+        table[mask] = common;
+        mask += 1;
+    }
+    table
+}
+
+/// `ON_EVERY_LINE[m]` is the indices on every line of the 3×3 grid within `m`.
+static ON_EVERY_LINE: [u16; 512] = build_common_table();
+
+/// The indices that lie on every line of the 3×3 grid lying wholly within the 9-bit mask
+/// `mask`: all nine when no line does (each index is on every one of no lines).
+#[inline(always)]
+pub fn on_every_line_within(mask: u16) -> u16 {
+    ON_EVERY_LINE[(mask & FULL_MASK) as usize]
+}
+
 /// Whether some line avoids every index of the 9-bit mask `blockers` (so a player whose
 /// opponent holds exactly `blockers` could still complete that line): a line avoids them
 /// exactly when it lies within their complement.

@@ -16,8 +16,9 @@ const QUICK: [&str; 4] = [
     "O;OO....XX.;...OOO.X./.X....OOO/X.O..X.O./OX.XO.O../.O.XX.OO./..XO.OXOO/XX..XXOXO/XXOX.XXO./..X..X.X. X",
 ];
 /// A position that DFPN takes seconds to solve, so that a `--progress` line (one a second)
-/// comes before it ends (a draw; line 62 of positions/midgame.txt).
-const SECONDS: &str = "X;.......@.;.XXX.OX../...O.O.XX/X.....X.O/O..OX..X./.X..O.X../O.O..X..X/O.....OOX/.O.XO..../O.O..X.O.";
+/// comes before it ends (an X win; line 42 of positions/reach.txt: about 3 million MID calls,
+/// 2 to 3 seconds here).
+const SECONDS: &str = "X;.@.....X.;.....O.../..O....X./..XX.OOO./...XO.XOO/..O.X..../.O.X..X.X/.OXO.OX../XXX...O../.....X.O.";
 
 fn uttt() -> Command {
     Command::new(env!("CARGO_BIN_EXE_uttt"))

@@ -22,6 +22,7 @@ mod game_rules;
 mod gen_cli;
 mod hostile_files;
 mod independent_checker;
+mod kills_oracle;
 mod learn_cli;
 mod max_plies;
 #[cfg(feature = "mpi")]

@@ -9,7 +9,7 @@ use crate::search::dfpn::{Dfpn, Limits};
 use crate::search::guide::Guide;
 use crate::search::numbers::Numbers;
 use crate::search::options::DEFAULT_EPSILON;
-use crate::search::rules::{evaluate, Evaluation};
+use crate::search::rules::{evaluate, safe_moves, Evaluation};
 use crate::search::{table_key, Question};
 use crate::table::{Table, TableWriter};
 
@@ -87,15 +87,11 @@ impl<'a> Looker<'a> {
             };
         }
         let mut bounds = Bounds::UNKNOWN;
-        let mut moves = MoveSet::EMPTY;
         for question in questions(pos) {
-            match evaluate(pos, question) {
-                Evaluation::Solved(numbers) => {
-                    if let Some(bound) = bound_of(pos, question.attacker, numbers) {
-                        bounds = bounds.meet(bound);
-                    }
+            if let Evaluation::Solved(numbers) = evaluate(pos, question) {
+                if let Some(bound) = bound_of(pos, question.attacker, numbers) {
+                    bounds = bounds.meet(bound);
                 }
-                Evaluation::Open(node) => moves = node.moves,
             }
             if bounds.is_exact() {
                 return Looked {
@@ -118,9 +114,13 @@ impl<'a> Looker<'a> {
                 bounds = bounds.meet(*bound);
             }
         }
-        if bounds.is_exact() {
-            moves = MoveSet::EMPTY;
-        }
+        // The safe moves, not a question's moves worth searching: those leave out the
+        // attacker's moves that let the defender kill, which cannot win but may draw.
+        let moves = if bounds.is_exact() {
+            MoveSet::EMPTY
+        } else {
+            safe_moves(pos)
+        };
         Looked { bounds, moves }
     }
 

@@ -24,6 +24,11 @@
 //!   ([`win_in_two`]).
 //! * **Moves that lose at once are never searched**: with at least one safe move left, the
 //!   others cannot change the node's value ([`safe_moves`]).
+//! * **Kill in one**: if the defender, to move, can leave the attacker dead (or end the game
+//!   without its win), it keeps the attacker from winning ([`kill_in_one`]).
+//! * **Moves that let the defender kill are never searched**: an attacker move after which
+//!   the defender has a kill in one (or the attacker is dead) throws its chance away; with
+//!   none of its safe moves left, the attacker fails ([`unkillable_moves`]).
 //!
 //! Questions with a ply bound ([`Question::deadline`]): each rule is used only while the win it
 //! reasons about comes in time; [`evaluate`] says how.
@@ -39,8 +44,10 @@
 //! ends the game without such a line as ending it without the opponent's immediate win, which
 //! holds whoever the board count favours.
 
+mod kills;
 mod lines;
 
+pub use kills::{kill_in_one, unkillable_moves};
 pub use lines::{attacker_is_dead, attacker_is_too_slow, can_still_win, live_lines, room_in_time};
 
 use super::Question;
@@ -121,6 +128,12 @@ fn last_ply(pos: &Position, attacker: Player) -> Numbers {
 /// it cannot reach this move, because looking everywhere costs more time than it saves (see
 /// BENCHMARKS.md).
 ///
+/// The kills (module `kills`) come between the last ply and the safe moves: with the defender
+/// to move, a kill in one proves the node for it; with the attacker to move, only its safe
+/// moves that leave the defender no kill are searched, and none left disproves the node. A
+/// win in two is then looked for among the moves left: a move that lets the defender kill is
+/// never one, since after the kill no reply of the attacker's can win.
+///
 /// A bounded question ([`Question::deadline`]) fails the attacker once no ply is left, and
 /// each rule holds as long as the win it reasons about comes in time:
 /// - Immediate win and the dead attacker need no ply past the next; "too slow" counts the
@@ -132,6 +145,7 @@ fn last_ply(pos: &Position, attacker: Player) -> Numbers {
 ///   next. That is in time with two plies left, and an attacker's unsafe move is bad for it
 ///   whenever the defender's win would come (a defender's win or the deadline both fail the
 ///   attacker).
+/// - A kill makes the attacker unable to win at all, so it holds under any bound.
 /// - A win in two comes three plies on: in time with three plies left, and for a defender it
 ///   meets its goal however late it would come, since the deadline would fail the attacker
 ///   first.
@@ -166,10 +180,19 @@ pub fn evaluate(pos: &Position, question: Question) -> Evaluation {
     if plies_left == 1 {
         return Evaluation::Solved(last_ply(pos, attacker));
     }
+    if me != attacker && kills::kill_among(pos, attacker, winnable[attacker.index()]).is_some() {
+        return Evaluation::Solved(Numbers::PROVED);
+    }
     let threats = winning_boards(pos, me.opponent());
-    let safe = safe_among(pos, pos.legal_moves(), threats);
+    let mut safe = safe_among(pos, pos.legal_moves(), threats);
     if safe.is_empty() {
         return Evaluation::Solved(Numbers::DISPROVED);
+    }
+    if me == attacker {
+        safe = kills::unkillable_among(pos, attacker, winnable[attacker.index()], safe);
+        if safe.is_empty() {
+            return Evaluation::Solved(Numbers::DISPROVED);
+        }
     }
     let returns = my_winning_boards | pos.closed_boards();
     if my_winning_boards != 0
