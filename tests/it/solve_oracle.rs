@@ -627,7 +627,7 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
                 threads,
                 job_work: 50,
                 split_threshold: 100,
-                node_limit: Some(150),
+                node_limit: Some(60),
                 ..SolveOptions::default()
             };
             let mut runs = 0;
@@ -669,7 +669,8 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
         }
     });
     let resumed = resumed.into_inner();
-    // 240 campaigns in all; most of these late positions take a few hundred MID calls.
+    // 240 campaigns in all; most of these late positions take a few hundred MID calls (fewer
+    // since the kills: 60 a run leaves about 75 of them needing more than one).
     assert!(
         resumed >= 60,
         "only {resumed} campaigns needed more than one run: the limit is too large to test resuming"
