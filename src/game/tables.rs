@@ -104,7 +104,7 @@ pub fn lines_within(mask: u16) -> u32 {
     u32::from(LINE_COUNT[(mask & FULL_MASK) as usize])
 }
 
-const fn build_common_table() -> [u16; 512] {
+const fn build_on_every_line_table() -> [u16; 512] {
     let mut table = [0u16; 512];
     let mut mask = 0;
     while mask < 512 {
@@ -123,7 +123,7 @@ const fn build_common_table() -> [u16; 512] {
 }
 
 /// `ON_EVERY_LINE[m]` is the indices on every line of the 3×3 grid within `m`.
-static ON_EVERY_LINE: [u16; 512] = build_common_table();
+static ON_EVERY_LINE: [u16; 512] = build_on_every_line_table();
 
 /// The indices that lie on every line of the 3×3 grid lying wholly within the 9-bit mask
 /// `mask`: all nine when no line does (each index is on every one of no lines).

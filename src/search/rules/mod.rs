@@ -70,7 +70,9 @@ pub enum Evaluation {
 /// [`super::numbers::initial_numbers`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpenNode {
-    /// The moves worth searching (never empty).
+    /// The moves worth searching for this question (never empty): the safe moves, and with
+    /// the attacker to move only those that leave the defender no kill. Not a three-valued
+    /// move list: a move left out for the attacker may still draw.
     pub moves: MoveSet,
     /// Whether the attacker is the side to move.
     pub attacker_to_move: bool,
