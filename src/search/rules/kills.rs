@@ -26,7 +26,7 @@ use crate::game::{Move, MoveSet, Outcome, Player, Position};
 /// The boards on every line of the big board that the attacker, whose winnable boards are
 /// `winnable`, could still complete. All nine when no line is left (every board is on every
 /// one of no lines).
-fn key_boards(winnable: u16) -> u16 {
+pub(super) fn key_boards(winnable: u16) -> u16 {
     on_every_line_within(winnable)
 }
 
@@ -43,21 +43,30 @@ fn key_boards(winnable: u16) -> u16 {
 /// stone. (When won boards stay open, a board nobody has won still closes only when full, and
 /// the defender's line wins it.)
 fn spoiling_cell(pos: &Position, attacker: Player, board: usize, extra: u16) -> Option<usize> {
-    let theirs = pos.local_cells(attacker.opponent(), board);
-    let empty = FULL_MASK & !(pos.local_occupied(board) | extra);
-    // A local line free of the defender's stones lies within the cells it does not hold.
-    let on_every_free_line = on_every_line_within(!theirs);
-    let cells = if empty.count_ones() == 1 {
-        empty
-    } else {
-        (completing_indices(theirs) | on_every_free_line) & empty
-    };
+    let cells = spoiling_cells(pos, attacker, board, extra);
     (cells != 0).then(|| cells.trailing_zeros() as usize)
+}
+
+/// Every cell that `spoiling_cell` could name, as a 9-bit mask.
+pub(super) fn spoiling_cells(pos: &Position, attacker: Player, board: usize, extra: u16) -> u16 {
+    let theirs = pos.local_cells(attacker.opponent(), board);
+    spoiling_cells_of(theirs, pos.local_occupied(board) | extra)
+}
+
+/// The cells of a local board (the defender's stones `theirs`, every stone `occupied`) where
+/// a defender stone takes it from the attacker (see `spoiling_cell`).
+pub(super) fn spoiling_cells_of(theirs: u16, occupied: u16) -> u16 {
+    let empty = FULL_MASK & !occupied;
+    if empty.count_ones() == 1 {
+        return empty;
+    }
+    // A local line free of the defender's stones lies within the cells it does not hold.
+    (completing_indices(theirs) | on_every_line_within(!theirs)) & empty
 }
 
 /// Whether `pos`, in which the defender is to move or has just moved, shows that the attacker
 /// cannot win: the game is over without its win, or it is dead.
-fn attacker_done_for(pos: &Position, attacker: Player) -> bool {
+pub(super) fn attacker_done_for(pos: &Position, attacker: Player) -> bool {
     match pos.outcome() {
         Outcome::Won(winner) => winner != attacker,
         Outcome::Draw => true,

@@ -30,6 +30,11 @@
 //!   the defender has a kill in one (or the attacker is dead) throws its chance away; with
 //!   none of its safe moves left, the attacker fails ([`unkillable_moves`]).
 //!
+//! [`kill_in_two`] (a defender move after which every attacker move hands the defender a win
+//! or a kill) is proved and tested like the others, but [`evaluate`] does not use it: it
+//! settles positions that save an eighth of the search's nodes, yet costs more time than it
+//! saves (BENCHMARKS.md, "Where the search's work goes").
+//!
 //! Questions with a ply bound ([`Question::deadline`]): each rule is used only while the win it
 //! reasons about comes in time; [`evaluate`] says how.
 //!
@@ -44,9 +49,11 @@
 //! ends the game without such a line as ending it without the opponent's immediate win, which
 //! holds whoever the board count favours.
 
+mod kill_in_two;
 mod kills;
 mod lines;
 
+pub use kill_in_two::kill_in_two;
 pub use kills::{kill_in_one, unkillable_moves};
 pub use lines::{attacker_is_dead, attacker_is_too_slow, can_still_win, live_lines, room_in_time};
 
@@ -228,9 +235,16 @@ pub fn evaluate(pos: &Position, question: Question) -> Evaluation {
 /// stay open, a line in a board already won adds no won board: such boards are left out.
 /// Under the other rule sets every won board is closed, so leaving them out changes nothing.)
 pub fn winning_boards(pos: &Position, player: Player) -> u16 {
+    winning_boards_with(pos, player, pos.won_boards(player))
+}
+
+/// The [`winning_boards`] of `player` were its won boards `won`, with every board's cells and
+/// whether it is closed or owned as in `pos` (a board in `won` but not yet owned in `pos` is
+/// the caller's to leave out).
+fn winning_boards_with(pos: &Position, player: Player, won: u16) -> u16 {
     let owned = pos.owned_boards();
     let open = FULL_MASK & !pos.closed_boards() & !owned;
-    let mut candidates = completing_indices(pos.won_boards(player)) & open;
+    let mut candidates = completing_indices(won) & open;
     let mut boards = 0;
     while candidates != 0 {
         let board = candidates.trailing_zeros() as usize;
