@@ -125,6 +125,45 @@ pub struct Dfpn<'a> {
     estimator: Estimator<'a>,
     /// Told of every MID call as it returns (see [`Dfpn::observing`]).
     observer: Option<&'a mut Observer<'a>>,
+    /// The static evaluations of positions peeked at lately (see [`EvaluationCache`]).
+    evaluations: EvaluationCache,
+}
+
+/// Slots of a searcher's cache of static evaluations (48 bytes each: 384 KiB).
+const EVALUATION_SLOTS: usize = 1 << 13;
+
+/// A searcher's cache of the static evaluations ([`evaluate`]) of the positions it peeks at,
+/// direct-mapped by table key.
+///
+/// A MID call evaluates every child of its node each time it is entered, and most children
+/// are leaves, never searched and never stored: about half the positions evaluated in a
+/// search were evaluated before (BENCHMARKS.md). A slot holds the key it answers for, and an
+/// evaluation depends only on the position and the question (which the key stands for), so
+/// what the cache keeps or drops changes only the time, never the search.
+struct EvaluationCache {
+    /// (table key, evaluation) by the key's low bits; key 0 marks an empty slot.
+    slots: Vec<(u64, Evaluation)>,
+}
+
+impl EvaluationCache {
+    fn new() -> EvaluationCache {
+        EvaluationCache {
+            slots: vec![(0, Evaluation::Solved(Numbers::UNIT)); EVALUATION_SLOTS],
+        }
+    }
+
+    /// The evaluation of `pos` (table key `key`) for `question`: from the cache, or evaluated
+    /// (then cached).
+    fn evaluate(&mut self, pos: &Position, key: u64, question: Question) -> Evaluation {
+        let slot = &mut self.slots[key as usize % EVALUATION_SLOTS];
+        // A position whose key is 0 is evaluated every time.
+        if slot.0 == key && key != 0 {
+            return slot.1;
+        }
+        let evaluation = evaluate(pos, question);
+        *slot = (key, evaluation);
+        evaluation
+    }
 }
 
 /// What [`Dfpn::observing`] calls as each MID call returns: the position, its numbers then
@@ -164,6 +203,7 @@ impl<'a> Dfpn<'a> {
             poll: None,
             estimator: Estimator::new(Estimate::Rules),
             observer: None,
+            evaluations: EvaluationCache::new(),
         }
     }
 
@@ -244,18 +284,19 @@ impl<'a> Dfpn<'a> {
 
     /// [`Dfpn::peek`], with the moves worth searching.
     pub fn peek_moves(&mut self, pos: &Position) -> Peeked {
-        self.peek_in_family(pos, None)
+        self.peek_in_family(pos, self.key(pos), None)
     }
 
-    /// [`Dfpn::peek_moves`] of `pos`, which is the child by `mv` of the parent of `family`
-    /// when one is given: a node's children are peeked one after another, and the guide
-    /// estimates them together.
+    /// [`Dfpn::peek_moves`] of `pos` (whose key is `key`), which is the child by `mv` of the
+    /// parent of `family` when one is given: a node's children are peeked one after another,
+    /// and the guide estimates them together.
     fn peek_in_family(
         &mut self,
         pos: &Position,
+        key: u64,
         family: Option<(&mut Family<'_, 'a>, Move)>,
     ) -> Peeked {
-        let node = match evaluate(pos, self.question) {
+        let node = match self.evaluations.evaluate(pos, key, self.question) {
             Evaluation::Solved(numbers) => {
                 return Peeked {
                     numbers,
@@ -264,7 +305,6 @@ impl<'a> Dfpn<'a> {
             }
             Evaluation::Open(node) => node,
         };
-        let key = self.key(pos);
         let numbers = match self.table_numbers(pos, key) {
             Some(numbers) => numbers,
             None => match family {
@@ -326,7 +366,9 @@ impl<'a> Dfpn<'a> {
                 let mut family = Family::of(pos);
                 node.moves
                     .map(|mv| {
-                        let peeked = self.peek_in_family(&pos.play(mv), Some((&mut family, mv)));
+                        let child = pos.play(mv);
+                        let key = self.key(&child);
+                        let peeked = self.peek_in_family(&child, key, Some((&mut family, mv)));
                         (mv, peeked.numbers)
                     })
                     .collect()
@@ -424,7 +466,8 @@ impl<'a> Dfpn<'a> {
         }
         let mut family = Family::of(pos);
         for i in 0..children.len() {
-            let peeked = self.peek_in_family(&children[i].pos, Some((&mut family, children[i].mv)));
+            let child = &children[i];
+            let peeked = self.peek_in_family(&child.pos, child.key, Some((&mut family, child.mv)));
             children[i].numbers = peeked.numbers;
             children[i].moves = peeked.moves;
             if peeked.numbers.delta == 0 {
