@@ -6,8 +6,8 @@
 use crate::common::oracle::{oracle_value, oracle_value_under, Mark, OracleBoard, OracleRules};
 use uttt::game::{format_position, parse_position, Player, Position, Rng, Rules};
 use uttt::search::rules::{
-    attacker_is_dead, evaluate, immediate_win, kill_in_one, may_win_in_two, safe_moves,
-    unkillable_moves, win_in_two, win_in_two_returns, winning_boards, Evaluation,
+    attacker_is_dead, evaluate, immediate_win, kill_in_one, kill_in_two, may_win_in_two,
+    safe_moves, unkillable_moves, win_in_two, win_in_two_returns, winning_boards, Evaluation,
 };
 use uttt::search::{Numbers, Question};
 
@@ -251,6 +251,10 @@ fn settling_rule(pos: &Position, attacker: Player) -> &'static str {
         && unkillable_moves(pos, attacker, safe_moves(pos)).is_empty()
     {
         "every move lets the defender kill"
+    } else if pos.side_to_move() != attacker
+        && kill_in_two(pos, attacker, safe_moves(pos)).is_some()
+    {
+        "kill in two"
     } else {
         "win in two"
     }
@@ -305,6 +309,7 @@ fn settled_evaluations_under(rules: Rules, oracle_rules: OracleRules) {
         "no safe move",
         "kill in one",
         "every move lets the defender kill",
+        "kill in two",
         "win in two",
     ] {
         let count = fired.get(rule).copied().unwrap_or(0);

@@ -12,7 +12,8 @@ use crate::game::{Move, MoveSet, Player, Position};
 /// the attacker either hands the defender a win at once or lets it kill (a **kill in two**),
 /// among `moves` (the defender's safe moves, see [`super::safe_moves`]); meant for a position
 /// where the defender has no immediate win and no kill in one (where it has, such a move may
-/// be returned too). [`super::evaluate`] does not use it (see the module [`super`]).
+/// be returned too). [`super::evaluate`] looks for it where the attacker has a key board or the
+/// defender a winning board.
 ///
 /// Proof that the defender then meets its goal, under every rule set and any ply bound: after
 /// the move the game goes on and the attacker cannot win at once (the move is safe, and it is
@@ -56,8 +57,8 @@ pub fn kill_in_two(pos: &Position, attacker: Player, moves: MoveSet) -> Option<M
 }
 
 /// [`kill_in_two`], given the attacker's winnable boards and the defender's winning boards
-/// `threats`.
-fn kill_in_two_among(
+/// `threats` (which [`super::evaluate`] has).
+pub(super) fn kill_in_two_among(
     pos: &Position,
     attacker: Player,
     winnable: u16,

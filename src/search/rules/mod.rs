@@ -21,19 +21,19 @@
 //! * **Every move loses at once**: if each legal move lets the opponent complete a line of won
 //!   boards on the next move, the opponent wins ([`safe_moves`] is empty).
 //! * **Win in two**: a safe move after which every reply lets the side to move win at once
-//!   ([`win_in_two`]).
+//!   ([`win_in_two`]); looked for with the attacker to move (the defender's is a kill in two).
 //! * **Moves that lose at once are never searched**: with at least one safe move left, the
 //!   others cannot change the node's value ([`safe_moves`]).
 //! * **Kill in one**: if the defender, to move, can leave the attacker dead (or end the game
 //!   without its win), it keeps the attacker from winning ([`kill_in_one`]).
+//! * **Kill in two**: if the defender, to move, has a safe move after which every attacker
+//!   move hands it a win at once or lets it kill, it keeps the attacker from winning
+//!   ([`kill_in_two`]; this includes the defender's win in two). Looked for only where the
+//!   attacker has a key board or the defender a winning board: elsewhere it is seldom found
+//!   and costs more time than it saves (BENCHMARKS.md).
 //! * **Moves that let the defender kill are never searched**: an attacker move after which
 //!   the defender has a kill in one (or the attacker is dead) throws its chance away; with
 //!   none of its safe moves left, the attacker fails ([`unkillable_moves`]).
-//!
-//! [`kill_in_two`] (a defender move after which every attacker move hands the defender a win
-//! or a kill) is proved and tested like the others, but [`evaluate`] does not use it: it
-//! settles positions that save an eighth of the search's nodes, yet costs more time than it
-//! saves (BENCHMARKS.md, "Where the search's work goes").
 //!
 //! Questions with a ply bound ([`Question::deadline`]): each rule is used only while the win it
 //! reasons about comes in time; [`evaluate`] says how.
@@ -132,16 +132,19 @@ fn last_ply(pos: &Position, attacker: Player) -> Numbers {
 /// legal move is safe, the opponent
 /// wins on its next move whatever the side to move does: winning is the opponent's goal both
 /// as attacker and as defender (a defender that wins has kept the attacker from winning), so
-/// the side to move fails its goal and the node is disproved for it. Last, a win in two
-/// proves the node; it is only looked for when the side to move already has a winning board
+/// the side to move fails its goal and the node is disproved for it. Last, the attacker's win in
+/// two proves the node; it is only looked for when the attacker already has a winning board
 /// it cannot reach this move, because looking everywhere costs more time than it saves (see
 /// BENCHMARKS.md).
 ///
-/// The kills (module `kills`) come between the last ply and the safe moves: with the defender
-/// to move, a kill in one proves the node for it; with the attacker to move, only its safe
-/// moves that leave the defender no kill are searched, and none left disproves the node. A
-/// win in two is then looked for among the moves left: a move that lets the defender kill is
-/// never one, since after the kill no reply of the attacker's can win.
+/// The kills (module `kills`) come around the safe moves: with the defender to move, a kill in
+/// one proves the node for it, and after the safe moves so does a kill in two (which includes
+/// the defender's win in two: with no winning board of the defender's there is none, and with
+/// no key board of the attacker's either the kill in two is not looked for); with the attacker
+/// to move, only its safe moves that leave the defender no kill are searched, and none left
+/// disproves the node. The attacker's win in two is then looked for among the moves left: a
+/// move that lets the defender kill is never one, since after the kill no reply of the
+/// attacker's can win.
 ///
 /// A bounded question ([`Question::deadline`]) fails the attacker once no ply is left, and
 /// each rule holds as long as the win it reasons about comes in time:
@@ -154,10 +157,9 @@ fn last_ply(pos: &Position, attacker: Player) -> Numbers {
 ///   next. That is in time with two plies left, and an attacker's unsafe move is bad for it
 ///   whenever the defender's win would come (a defender's win or the deadline both fail the
 ///   attacker).
-/// - A kill makes the attacker unable to win at all, so it holds under any bound.
-/// - A win in two comes three plies on: in time with three plies left, and for a defender it
-///   meets its goal however late it would come, since the deadline would fail the attacker
-///   first.
+/// - A kill makes the attacker unable to win at all, so it holds under any bound; so does a
+///   kill in two (the defender's win, or a kill, on the ply after next).
+/// - The attacker's win in two comes three plies on: in time with three plies left.
 pub fn evaluate(pos: &Position, question: Question) -> Evaluation {
     let attacker = question.attacker;
     match pos.outcome() {
@@ -202,10 +204,23 @@ pub fn evaluate(pos: &Position, question: Question) -> Evaluation {
         if safe.is_empty() {
             return Evaluation::Solved(Numbers::DISPROVED);
         }
+    } else if kills::key_boards(winnable[attacker.index()]) != 0 || my_winning_boards != 0 {
+        // Elsewhere (most defender nodes) a kill in two is seldom found (BENCHMARKS.md).
+        let kill = kill_in_two::kill_in_two_among(
+            pos,
+            attacker,
+            winnable[attacker.index()],
+            my_winning_boards,
+            safe,
+        );
+        if kill.is_some() {
+            return Evaluation::Solved(Numbers::PROVED);
+        }
     }
     let returns = my_winning_boards | pos.closed_boards();
     if my_winning_boards != 0
-        && (me != attacker || plies_left >= 3)
+        && me == attacker
+        && plies_left >= 3
         && win_in_two_among(pos, safe, returns).is_some()
     {
         return Evaluation::Solved(Numbers::PROVED);
