@@ -206,8 +206,14 @@ fn a_fifo_nobody_writes_stops_at_the_deadline_and_at_the_flag() {
         .err()
         .expect("stopped");
     assert!(is_stopped(&error), "{error}");
-    // Let the blocked reading threads go.
+    // Let the blocked reading threads go. A writer's open without O_NONBLOCK would wait for a
+    // reader, and one writer may release both waiting readers at once, leaving the second
+    // open waiting for ever (it hung a CI run); a non-blocking open returns at once either way.
     for _ in 0..2 {
-        let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+        use std::os::unix::fs::OpenOptionsExt;
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo);
     }
 }
