@@ -14,6 +14,7 @@
 //! The one entry point for a solve is `crate::services::Solver`.
 
 pub mod dfpn;
+pub mod evaluations;
 pub mod guide;
 pub mod handover;
 pub mod job;

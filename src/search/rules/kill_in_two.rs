@@ -86,7 +86,7 @@ pub(super) fn kill_in_two_among(
     // defender back there (`taken`: a defender stone just placed there, or 0).
     let plain_replies = |reply_board: usize, taken: u16| {
         let empty = FULL_MASK & !(pos.local_occupied(reply_board) | taken);
-        let fills = if empty.count_ones() == 1 { empty } else { 0 };
+        let fills = super::filling_cell(empty);
         empty & !fills & !(1 << reply_board)
     };
     // A defender move that neither wins, fills nor takes its board leaves every other board,
@@ -105,7 +105,7 @@ pub(super) fn kill_in_two_among(
         let mine = pos.local_cells(defender, board);
         let occupied = pos.local_occupied(board);
         let empty = FULL_MASK & !occupied;
-        let fills = if empty.count_ones() == 1 { empty } else { 0 };
+        let fills = super::filling_cell(empty);
         let wins = if owned & board_bit == 0 {
             completing_indices(mine) & empty
         } else {

@@ -202,7 +202,7 @@ pub(super) fn unkillable_among(
             continue;
         }
         let empty = FULL_MASK & !pos.local_occupied(board);
-        let fills = if empty.count_ones() == 1 { empty } else { 0 };
+        let fills = super::filling_cell(empty);
         let wins = completing_indices(pos.local_cells(attacker, board)) & empty;
         // Cells whose move is judged one by one: played out, or (sending the defender to its
         // own board, or freeing it) judged with the attacker's new stone counted.

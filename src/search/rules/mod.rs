@@ -348,9 +348,7 @@ fn safe_among(pos: &Position, legal: MoveSet, threats: u16) -> MoveSet {
         let occupied = pos.local_occupied(board);
         let mut special = winning_cells(pos.local_cells(me, board), occupied);
         let empty = FULL_MASK & !occupied;
-        if empty.count_ones() == 1 {
-            special |= empty;
-        }
+        special |= filling_cell(empty);
         if threats & (1 << board) != 0 {
             special |= winning_cells(pos.local_cells(me.opponent(), board), occupied);
         }
@@ -366,6 +364,16 @@ fn safe_among(pos: &Position, legal: MoveSet, threats: u16) -> MoveSet {
         safe |= u128::from(board_safe) << shift;
     }
     MoveSet(safe)
+}
+
+/// The cell whose stone fills a local board with the empty cells `empty` (a 9-bit mask): the
+/// last empty one, or none (0) while two or more are empty.
+fn filling_cell(empty: u16) -> u16 {
+    if empty.count_ones() == 1 {
+        empty
+    } else {
+        0
+    }
 }
 
 /// The boards (9-bit mask) that hold at least one move of `moves`.
