@@ -131,3 +131,34 @@ fn no_move_is_ever_in_a_closed_board_or_an_occupied_cell() {
         }
     }
 }
+
+/// Every board's cells read at once ([`Position::all_local_cells`], what the rules that read
+/// many boards use) are the cells the notation shows, board by board, and agree with the
+/// boards read one at a time.
+#[test]
+fn all_local_cells_are_the_cells_the_notation_shows() {
+    for p in playout_positions(5_000, 9) {
+        let text = format_position(&p);
+        let boards: Vec<&str> = text.split(';').nth(2).unwrap().split('/').collect();
+        assert_eq!(boards.len(), 9, "{text}");
+        let (x, o, occupied) = (
+            p.all_local_cells(Player::X),
+            p.all_local_cells(Player::O),
+            p.all_local_occupied(),
+        );
+        for (board, cells) in boards.iter().enumerate() {
+            let mask_of = |stone: char| {
+                cells
+                    .chars()
+                    .enumerate()
+                    .filter(|&(_, c)| c.eq_ignore_ascii_case(&stone))
+                    .fold(0u16, |mask, (cell, _)| mask | 1 << cell)
+            };
+            assert_eq!(x[board], mask_of('X'), "{text} board {board}");
+            assert_eq!(o[board], mask_of('O'), "{text} board {board}");
+            assert_eq!(occupied[board], x[board] | o[board], "{text}");
+            assert_eq!(x[board], p.local_cells(Player::X, board), "{text}");
+            assert_eq!(occupied[board], p.local_occupied(board), "{text}");
+        }
+    }
+}

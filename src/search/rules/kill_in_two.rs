@@ -2,9 +2,7 @@
 //! once or lets it kill ([`kill_in_two`]). The depth-two form of the kills (module `kills`,
 //! whose fact, that a move changes only its own board, the masks here build on).
 
-use super::kills::{
-    attacker_done_for, key_boards, spoiling_cells, spoiling_cells_of, unkillable_among,
-};
+use super::kills::{attacker_done_for, key_boards, spoiling_cells_of, unkillable_among};
 use crate::game::tables::{completing_indices, has_line, FULL_MASK};
 use crate::game::{Move, MoveSet, Player, Position};
 
@@ -72,20 +70,24 @@ pub(super) fn kill_in_two_among(
     let attackers = pos.won_boards(attacker);
     let defenders = pos.won_boards(defender);
     let owned = pos.owned_boards();
+    let occupied_by_board = pos.all_local_occupied();
+    let defender_cells = pos.all_local_cells(defender);
+    let spoiling_cells =
+        |board: usize| spoiling_cells_of(defender_cells[board], occupied_by_board[board]);
     // Of the key boards `keys`, those open, not the attacker's, where a defender stone could
     // take the board from the attacker, judged by masks (under CodinGame's rules every such
     // board).
     let takeable = |keys: u16| {
         (0..9)
             .filter(|&board| keys & open & !attackers & 1 << board != 0)
-            .filter(|&board| !by_masks || spoiling_cells(pos, attacker, board, 0) != 0)
+            .filter(|&board| !by_masks || spoiling_cells(board) != 0)
             .fold(0u16, |boards, board| boards | 1 << board)
     };
     let keys = key_boards(winnable);
     // The cells of board `reply_board` where an attacker reply neither fills it nor sends the
     // defender back there (`taken`: a defender stone just placed there, or 0).
     let plain_replies = |reply_board: usize, taken: u16| {
-        let empty = FULL_MASK & !(pos.local_occupied(reply_board) | taken);
+        let empty = FULL_MASK & !(occupied_by_board[reply_board] | taken);
         let fills = super::filling_cell(empty);
         empty & !fills & !(1 << reply_board)
     };
@@ -102,8 +104,8 @@ pub(super) fn kill_in_two_among(
         boards &= boards - 1;
         let board_bit = 1u16 << board;
         let cells = (moves.0 >> (9 * board)) as u16 & FULL_MASK;
-        let mine = pos.local_cells(defender, board);
-        let occupied = pos.local_occupied(board);
+        let mine = defender_cells[board];
+        let occupied = occupied_by_board[board];
         let empty = FULL_MASK & !occupied;
         let fills = super::filling_cell(empty);
         let wins = if owned & board_bit == 0 {
@@ -112,7 +114,7 @@ pub(super) fn kill_in_two_among(
             0
         };
         let takes_board = if winnable & !attackers & board_bit != 0 {
-            spoiling_cells(pos, attacker, board, 0)
+            spoiling_cells(board)
         } else {
             0
         };

@@ -196,11 +196,11 @@ pub(super) fn unkillable_among(
         attacker_done_for(&after, attacker) || kill_in_one(&after, attacker).is_some()
     };
     let mut kept = 0u128;
-    for board in 0..9 {
+    let mut move_boards = super::boards_of(moves);
+    while move_boards != 0 {
+        let board = move_boards.trailing_zeros() as usize;
+        move_boards &= move_boards - 1;
         let cells = (moves.0 >> (9 * board)) as u16 & FULL_MASK;
-        if cells == 0 {
-            continue;
-        }
         let empty = FULL_MASK & !pos.local_occupied(board);
         let fills = super::filling_cell(empty);
         let wins = completing_indices(pos.local_cells(attacker, board)) & empty;
