@@ -78,10 +78,9 @@ pub(super) fn kill_in_two_among(
     // take the board from the attacker, judged by masks (under CodinGame's rules every such
     // board).
     let takeable = |keys: u16| {
-        (0..9)
-            .filter(|&board| keys & open & !attackers & 1 << board != 0)
-            .filter(|&board| !by_masks || spoiling_cells(board) != 0)
-            .fold(0u16, |boards, board| boards | 1 << board)
+        super::boards_where(keys & open & !attackers, |board| {
+            !by_masks || spoiling_cells(board) != 0
+        })
     };
     let keys = key_boards(winnable);
     // The cells of board `reply_board` where an attacker reply neither fills it nor sends the

@@ -184,10 +184,9 @@ pub(super) fn unkillable_among(
     let closed = pos.closed_boards();
     // The open key boards a defender stone could take from the attacker, were it sent there.
     let spoilable = if by_masks {
-        (0..9)
-            .filter(|&board| candidates & 1 << board != 0)
-            .filter(|&board| spoiling_cell(pos, attacker, board, 0).is_some())
-            .fold(0u16, |boards, board| boards | 1 << board)
+        super::boards_where(candidates, |board| {
+            spoiling_cell(pos, attacker, board, 0).is_some()
+        })
     } else {
         0
     };

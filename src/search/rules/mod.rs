@@ -390,6 +390,19 @@ fn boards_of(moves: MoveSet) -> u16 {
     boards
 }
 
+/// The boards of `boards` (a 9-bit mask) for which `test` holds, visiting only those.
+fn boards_where(mut boards: u16, test: impl Fn(usize) -> bool) -> u16 {
+    let mut found = 0;
+    while boards != 0 {
+        let board = boards.trailing_zeros() as usize;
+        boards &= boards - 1;
+        if test(board) {
+            found |= 1 << board;
+        }
+    }
+    found
+}
+
 /// Whether [`safe_moves`] is non-empty, stopping at the first safe move.
 fn has_safe_move(pos: &Position) -> bool {
     let (legal, threats) = legal_moves_and_threats(pos);
