@@ -3,7 +3,8 @@
 use super::moves::{Move, MoveSet};
 use super::rules::Rules;
 use super::tables::{
-    cells_of_boards, has_free_line, has_line, FULL_MASK, SYMMETRIES, SYMMETRY_COUNT, ZOBRIST,
+    board_masks, cells_of_boards, has_free_line, has_line, FULL_MASK, SYMMETRIES, SYMMETRY_COUNT,
+    ZOBRIST,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -108,17 +109,6 @@ pub struct Position {
 }
 
 const _: () = assert!(std::mem::size_of::<Position>() == 48);
-
-/// The nine 9-bit masks of an 81-bit cell mask, indexed by board.
-#[inline(always)]
-fn local_masks(mut cells: u128) -> [u16; 9] {
-    let mut masks = [0; 9];
-    for mask in &mut masks {
-        *mask = cells as u16 & FULL_MASK;
-        cells >>= 9;
-    }
-    masks
-}
 
 impl Default for Position {
     fn default() -> Self {
@@ -270,17 +260,17 @@ impl Position {
         (self.cells[player.index()] >> (9 * board)) as u16 & FULL_MASK
     }
 
-    /// [`Position::local_cells`] of `player` on every board, indexed by board: for rules that
-    /// read many boards (constant shifts, cheaper than a shift by each board's offset).
+    /// [`Position::local_cells`] of `player` on every board, indexed by board (for rules that
+    /// read many boards: see [`board_masks`]).
     #[inline(always)]
     pub fn all_local_cells(&self, player: Player) -> [u16; 9] {
-        local_masks(self.cells[player.index()])
+        board_masks(self.cells[player.index()])
     }
 
     /// [`Position::local_occupied`] of every board, indexed by board.
     #[inline(always)]
     pub fn all_local_occupied(&self) -> [u16; 9] {
-        local_masks(self.cells[0] | self.cells[1])
+        board_masks(self.cells[0] | self.cells[1])
     }
 
     /// The 9-bit mask of occupied cells on local board `board`.
@@ -325,8 +315,8 @@ impl Position {
         let mut winnable = self.won;
         // Open boards nobody has won yet (a won board keeps its winner even while open).
         let open = FULL_MASK & !self.closed & !self.owned_boards();
-        // The boards' cells are read in order by constant shifts, cheaper than a shift by a
-        // board's offset each (this runs at every evaluated position).
+        // The boards' cells are read in order by constant shifts (see [`board_masks`]), kept
+        // in registers here: this runs at every evaluated position.
         let [mut x_cells, mut o_cells] = self.cells;
         for board in 0..9 {
             if open & 1 << board != 0 {

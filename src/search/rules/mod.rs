@@ -58,7 +58,7 @@ pub use kills::{kill_in_one, unkillable_moves};
 pub use lines::{attacker_is_dead, attacker_is_too_slow, can_still_win, live_lines, room_in_time};
 
 use super::Question;
-use crate::game::tables::{completing_indices, has_line, lines_within, FULL_MASK};
+use crate::game::tables::{board_masks, completing_indices, has_line, lines_within, FULL_MASK};
 use crate::game::{Move, MoveSet, Outcome, Player, Position};
 use crate::table::numbers::Numbers;
 use lines::{is_dead, is_too_slow};
@@ -378,14 +378,12 @@ fn filling_cell(empty: u16) -> u16 {
 
 /// The boards (9-bit mask) that hold at least one move of `moves`.
 fn boards_of(moves: MoveSet) -> u16 {
-    // Constant shifts: cheaper than a shift by each board's offset.
-    let mut bits = moves.0;
+    let masks = board_masks(moves.0);
     let mut boards = 0;
-    for board in 0..9 {
-        if bits as u16 & FULL_MASK != 0 {
+    for (board, cells) in masks.into_iter().enumerate() {
+        if cells != 0 {
             boards |= 1 << board;
         }
-        bits >>= 9;
     }
     boards
 }
