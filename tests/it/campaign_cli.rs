@@ -46,9 +46,13 @@ fn searching_or_done(child: &mut std::process::Child) -> bool {
     panic!("the campaign neither searched nor ended within 120 s");
 }
 
-/// The status of the campaign on [`POSITION`] in `db` as JSON.
+/// The position of the campaign killed again and again: one that takes long enough for the
+/// kills (in the second after its first progress line) to fall inside its search.
+const KILLED: &str = common::SIX_SECOND_X_WIN;
+
+/// The status of the campaign on [`KILLED`] in `db` as JSON.
 fn status_json(db: &str) -> serde_json::Value {
-    let (code, out, err) = run_uttt(&["campaign", "status", POSITION, "--db", db, "--json"]);
+    let (code, out, err) = run_uttt(&["campaign", "status", KILLED, "--db", db, "--json"]);
     assert_eq!(code, 0, "{err}");
     serde_json::from_str(&out).unwrap()
 }
@@ -61,7 +65,7 @@ fn a_campaign_killed_again_and_again_resumes_to_the_plain_answer() {
     let args = [
         "campaign",
         "run",
-        POSITION,
+        KILLED,
         "--db",
         db,
         "--threads",
@@ -112,7 +116,7 @@ fn a_campaign_killed_again_and_again_resumes_to_the_plain_answer() {
     );
     let (code, out, err) = run_uttt(&args);
     assert_eq!(code, 0, "{err}");
-    let (plain_code, plain, err) = run_uttt(&["solve", POSITION, "--threads", "2"]);
+    let (plain_code, plain, err) = run_uttt(&["solve", KILLED, "--threads", "2"]);
     assert_eq!(plain_code, 0, "{err}");
     let result = |text: &str| {
         text.lines()

@@ -6,8 +6,14 @@ pub mod mpi;
 pub mod oracle;
 pub mod serve;
 
-/// Line 42 of `positions/reach.txt`: an X win that takes two threads a couple of seconds (the
-/// campaigns' tests run it in parts).
+/// The seventh position of `uttt gen --plies 28 --count 12 --seed 9`: an X win that takes two
+/// threads about six seconds, long enough that a kill in the first two seconds of a campaign
+/// falls inside its search on a fast machine too.
+pub const SIX_SECOND_X_WIN: &str =
+    "X;...X@....;X.OO..O../..O.O..../....XX.X./X.OX..X.X/...OX.O.O/...OO..../XX...XO../........O/.X.OX....";
+
+/// Line 42 of `positions/reach.txt`: an X win that takes two threads a second or two (the
+/// refit campaign's test runs it in parts).
 pub const TWO_SECOND_X_WIN: &str = "X;.@.....X.;.....O.../..O....X./..XX.OOO./...XO.XOO/..O.X..../.O.X..X.X/.OXO.OX../XXX...O../.....X.O.";
 
 /// Rows of a tab-separated data file in tests/data (comments and blank lines skipped).
