@@ -335,10 +335,10 @@ impl<'a> Dfpn<'a> {
     }
 
     /// [`Dfpn::peek_moves`] of `child`, a child of the parent of `family` (a node's children
-    /// are peeked one after another, and the guide estimates them together), except that
-    /// with `entry_first` a child with a table entry of this question gets the entry's
-    /// numbers unevaluated: its moves are then left unknown ([`MoveSet::EMPTY`]), for
-    /// [`Dfpn::mid`] to find if it searches the child.
+    /// are peeked one after another, and the guide estimates them together), except that a
+    /// child with a table entry of this question gets the entry's numbers unevaluated: its
+    /// moves are then left unknown ([`MoveSet::EMPTY`]), for [`Dfpn::mid`] to find if it
+    /// searches the child.
     ///
     /// Why the entry first: a child with an entry of this question was searched before, so
     /// its static evaluation left it open (the evaluation depends only on the position and
@@ -346,27 +346,15 @@ impl<'a> Dfpn<'a> {
     /// [`Dfpn::peek_moves`] would give the entry's numbers too. Only the moves are missing,
     /// and they are needed only if the child is searched. A node's children are peeked each
     /// time it is entered; about one in seven has an entry, and its evaluation is saved.
-    /// Why not always: the entry is read from memory that was only just asked for (the
-    /// children's buckets are prefetched together), and the first child's evaluation is what
-    /// gives those loads the time to arrive.
-    fn peek_child(
-        &mut self,
-        family: &mut Family<'_, 'a>,
-        child: &Child,
-        entry_first: bool,
-    ) -> Peeked {
-        let mut entries = None;
-        if entry_first {
-            let (own, theirs) = self.table_entries(&child.pos, child.key);
-            if own.is_some() {
-                if let Some(numbers) = self.numbers_of_entries(&child.pos, own, theirs) {
-                    return Peeked {
-                        numbers,
-                        moves: MoveSet::EMPTY,
-                    };
-                }
+    fn peek_child(&mut self, family: &mut Family<'_, 'a>, child: &Child) -> Peeked {
+        let (own, theirs) = self.table_entries(&child.pos, child.key);
+        if own.is_some() {
+            if let Some(numbers) = self.numbers_of_entries(&child.pos, own, theirs) {
+                return Peeked {
+                    numbers,
+                    moves: MoveSet::EMPTY,
+                };
             }
-            entries = Some((own, theirs));
         }
         let node = match self
             .evaluations
@@ -380,7 +368,6 @@ impl<'a> Dfpn<'a> {
             }
             Evaluation::Open(node) => node,
         };
-        let (own, theirs) = entries.unwrap_or_else(|| self.table_entries(&child.pos, child.key));
         let numbers = self
             .numbers_of_entries(&child.pos, own, theirs)
             .unwrap_or_else(|| {
@@ -409,7 +396,7 @@ impl<'a> Dfpn<'a> {
                 node.moves
                     .map(|mv| {
                         let child = Child::of(pos, mv, self.question);
-                        (mv, self.peek_child(&mut family, &child, true).numbers)
+                        (mv, self.peek_child(&mut family, &child).numbers)
                     })
                     .collect()
             }
@@ -499,7 +486,7 @@ impl<'a> Dfpn<'a> {
         }
         let mut family = Family::of(pos);
         for i in 0..children.len() {
-            let peeked = self.peek_child(&mut family, &children[i], i > 0);
+            let peeked = self.peek_child(&mut family, &children[i]);
             children[i].numbers = peeked.numbers;
             children[i].moves = peeked.moves;
             if peeked.numbers.delta == 0 {
