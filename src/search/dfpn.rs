@@ -11,7 +11,7 @@ use super::numbers::{child_thresholds, select_child, Numbers, INFINITY};
 use super::rules::{evaluate, Evaluation};
 use super::{table_key, Question};
 use crate::game::{Move, MoveSet, Position};
-use crate::table::{Found, Table, TableCounters, TableWriter};
+use crate::table::{Table, TableCounters, TableWriter};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
 
@@ -38,23 +38,8 @@ struct Child {
     key: u64,
     /// The child's numbers for its own side to move.
     numbers: Numbers,
-    /// The child's moves worth searching; empty when it is solved, or not yet known (see
-    /// [`Dfpn::peek_child`]).
+    /// The child's moves worth searching (empty when it is solved).
     moves: MoveSet,
-}
-
-impl Child {
-    /// The child of `parent` by `mv`, for `question`, before anything is known of it.
-    fn of(parent: &Position, mv: Move, question: Question) -> Child {
-        let pos = parent.play(mv);
-        Child {
-            mv,
-            key: table_key(&pos, question),
-            pos,
-            numbers: Numbers::UNIT,
-            moves: MoveSet::EMPTY,
-        }
-    }
 }
 
 /// What is known of a position before searching it.
@@ -263,7 +248,18 @@ impl<'a> Dfpn<'a> {
 
     /// [`Dfpn::peek`], with the moves worth searching.
     pub fn peek_moves(&mut self, pos: &Position) -> Peeked {
-        let key = self.key(pos);
+        self.peek_in_family(pos, self.key(pos), None)
+    }
+
+    /// [`Dfpn::peek_moves`] of `pos` (whose key is `key`), which is the child by `mv` of the
+    /// parent of `family` when one is given: a node's children are peeked one after another,
+    /// and the guide estimates them together.
+    fn peek_in_family(
+        &mut self,
+        pos: &Position,
+        key: u64,
+        family: Option<(&mut Family<'_, 'a>, Move)>,
+    ) -> Peeked {
         let node = match self.evaluations.evaluate(pos, key, self.question) {
             Evaluation::Solved(numbers) => {
                 return Peeked {
@@ -275,7 +271,13 @@ impl<'a> Dfpn<'a> {
         };
         let numbers = match self.table_numbers(pos, key) {
             Some(numbers) => numbers,
-            None => self.estimator.numbers(key, pos, &node, self.question),
+            None => match family {
+                Some((family, mv)) => {
+                    self.estimator
+                        .child_numbers(key, family, mv, pos, &node, self.question)
+                }
+                None => self.estimator.numbers(key, pos, &node, self.question),
+            },
         };
         Peeked {
             numbers,
@@ -293,24 +295,9 @@ impl<'a> Dfpn<'a> {
     /// Both keys of a position share a bucket (see [`table_key`]): one pass over it reads both
     /// entries.
     fn table_numbers(&mut self, pos: &Position, key: u64) -> Option<Numbers> {
-        let (own, theirs) = self.table_entries(pos, key);
-        self.numbers_of_entries(pos, own, theirs)
-    }
-
-    /// The table's entries of `pos` (whose key is `key`) for this question and for the other.
-    fn table_entries(&mut self, pos: &Position, key: u64) -> (Option<Found>, Option<Found>) {
-        self.table
-            .lookup_pair(key, table_key(pos, self.question.other()))
-    }
-
-    /// [`Dfpn::table_numbers`] from the entries [`Dfpn::table_entries`] read.
-    fn numbers_of_entries(
-        &self,
-        pos: &Position,
-        own: Option<Found>,
-        theirs: Option<Found>,
-    ) -> Option<Numbers> {
-        let other = self.question.other().attacker;
+        let other = self.question.other();
+        let (own, theirs) = self.table.lookup_pair(key, table_key(pos, other));
+        let other = other.attacker;
         let own = own.map(|found| found.numbers);
         if own.is_some_and(Numbers::is_solved) {
             return own;
@@ -334,58 +321,6 @@ impl<'a> Dfpn<'a> {
         own
     }
 
-    /// [`Dfpn::peek_moves`] of `child`, a child of the parent of `family` (a node's children
-    /// are peeked one after another, and the guide estimates them together), except that a
-    /// child with a table entry of this question gets the entry's numbers unevaluated: its
-    /// moves are then left unknown ([`MoveSet::EMPTY`]), for [`Dfpn::mid`] to find if it
-    /// searches the child.
-    ///
-    /// Why the entry first: a child with an entry of this question was searched before, so
-    /// its static evaluation left it open (the evaluation depends only on the position and
-    /// the question; an entry written elsewhere is the exception, see [`Dfpn::mid`]), and
-    /// [`Dfpn::peek_moves`] would give the entry's numbers too. Only the moves are missing,
-    /// and they are needed only if the child is searched. A node's children are peeked each
-    /// time it is entered; about one in seven has an entry, and its evaluation is saved.
-    fn peek_child(&mut self, family: &mut Family<'_, 'a>, child: &Child) -> Peeked {
-        let (own, theirs) = self.table_entries(&child.pos, child.key);
-        if own.is_some() {
-            if let Some(numbers) = self.numbers_of_entries(&child.pos, own, theirs) {
-                return Peeked {
-                    numbers,
-                    moves: MoveSet::EMPTY,
-                };
-            }
-        }
-        let node = match self
-            .evaluations
-            .evaluate(&child.pos, child.key, self.question)
-        {
-            Evaluation::Solved(numbers) => {
-                return Peeked {
-                    numbers,
-                    moves: MoveSet::EMPTY,
-                }
-            }
-            Evaluation::Open(node) => node,
-        };
-        let numbers = self
-            .numbers_of_entries(&child.pos, own, theirs)
-            .unwrap_or_else(|| {
-                self.estimator.child_numbers(
-                    child.key,
-                    family,
-                    child.mv,
-                    &child.pos,
-                    &node,
-                    self.question,
-                )
-            });
-        Peeked {
-            numbers,
-            moves: node.moves,
-        }
-    }
-
     /// The moves worth searching at `pos` and each child's numbers (empty when the static
     /// rules settle `pos`).
     pub fn children(&mut self, pos: &Position) -> Vec<(Move, Numbers)> {
@@ -395,8 +330,10 @@ impl<'a> Dfpn<'a> {
                 let mut family = Family::of(pos);
                 node.moves
                     .map(|mv| {
-                        let child = Child::of(pos, mv, self.question);
-                        (mv, self.peek_child(&mut family, &child).numbers)
+                        let child = pos.play(mv);
+                        let key = self.key(&child);
+                        let peeked = self.peek_in_family(&child, key, Some((&mut family, mv)));
+                        (mv, peeked.numbers)
                     })
                     .collect()
             }
@@ -479,14 +416,22 @@ impl<'a> Dfpn<'a> {
         // requested from memory, then the children are evaluated while those loads are under
         // way (both questions share a bucket).
         for mv in moves {
-            let child = Child::of(pos, mv, self.question);
-            self.table.prefetch(child.key);
-            self.estimator.prefetch(child.key);
-            children.push(child);
+            let child = pos.play(mv);
+            let key = self.key(&child);
+            self.table.prefetch(key);
+            self.estimator.prefetch(key);
+            children.push(Child {
+                mv,
+                pos: child,
+                key,
+                numbers: Numbers::UNIT,
+                moves: MoveSet::EMPTY,
+            });
         }
         let mut family = Family::of(pos);
         for i in 0..children.len() {
-            let peeked = self.peek_child(&mut family, &children[i]);
+            let child = &children[i];
+            let peeked = self.peek_in_family(&child.pos, child.key, Some((&mut family, child.mv)));
             children[i].numbers = peeked.numbers;
             children[i].moves = peeked.moves;
             if peeked.numbers.delta == 0 {
@@ -512,22 +457,6 @@ impl<'a> Dfpn<'a> {
                 break;
             }
             let best = selection.best;
-            if children[best].moves.is_empty() {
-                // Its numbers came from its table entry (see `peek_child`): its moves now.
-                let child = &children[best];
-                match self
-                    .evaluations
-                    .evaluate(&child.pos, child.key, self.question)
-                {
-                    Evaluation::Open(node) => children[best].moves = node.moves,
-                    Evaluation::Solved(numbers) => {
-                        // Only an entry this search did not write (a table file's, another
-                        // process's) can call a position open that the rules settle.
-                        children[best].numbers = numbers;
-                        continue;
-                    }
-                }
-            }
             let Child {
                 pos: child,
                 key: child_key,
@@ -554,59 +483,8 @@ impl<'a> Dfpn<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Player, Rng};
+    use crate::game::Player;
     use std::sync::atomic::AtomicBool;
-
-    fn no_limits(stop: &AtomicBool) -> Limits<'_> {
-        Limits {
-            stop,
-            deadline: None,
-            live: None,
-            calibration: None,
-        }
-    }
-
-    /// A child's table entry stands in for its evaluation (`peek_child`) until the child is
-    /// searched; then its moves are found, and where the rules settle it (an entry this
-    /// search did not write can say otherwise) the rules' numbers take the entry's place.
-    /// Planted: an open entry, (1, 1), for a searched child that the rules settle, so that the
-    /// parent's search goes there early; the answer must stay the clean table's.
-    #[test]
-    fn a_planted_open_entry_of_a_child_the_rules_settle_changes_no_answer() {
-        let stop = AtomicBool::new(false);
-        let question = Question::wins(Player::X);
-        let mut rng = Rng::new(0x706c_616e);
-        let (mut tried, mut not_proved) = (0, 0);
-        for game in 0..1500 {
-            let start = Position::start();
-            let moves = rng.playout(&start, 36 + game % 12);
-            let pos = moves.iter().fold(start, |p, &m| p.play(m));
-            let Evaluation::Open(node) = evaluate(&pos, question) else {
-                continue;
-            };
-            let Some(settled) = node
-                .moves
-                .into_iter()
-                .find(|&mv| matches!(evaluate(&pos.play(mv), question), Evaluation::Solved(_)))
-            else {
-                continue;
-            };
-            let clean = Table::new(1 << 20).unwrap();
-            let expected =
-                Dfpn::new(&clean, question, 0.25, no_limits(&stop)).solve(&pos, u64::MAX);
-            let planted = Table::new(1 << 20).unwrap();
-            let child_key = table_key(&pos.play(settled), question);
-            planted.writer().store(child_key, Numbers::UNIT, 1);
-            let mut searcher = Dfpn::new(&planted, question, 0.25, no_limits(&stop));
-            assert_eq!(searcher.solve(&pos, u64::MAX), expected, "{}", pos);
-            tried += 1;
-            not_proved += usize::from(expected != Numbers::PROVED);
-        }
-        assert!(
-            tried >= 50 && not_proved >= 20,
-            "{tried} tried, {not_proved} not proved"
-        );
-    }
 
     #[test]
     fn a_solved_entry_travels_as_a_four_number_array_and_comes_back_whole() {

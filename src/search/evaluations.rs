@@ -11,11 +11,10 @@ const EVALUATION_SLOTS: usize = 1 << 13;
 /// A searcher's cache of the static evaluations ([`evaluate`]) of the positions it peeks at,
 /// direct-mapped by table key.
 ///
-/// A MID call evaluates every child of its node without a table entry each time it is
-/// entered, and most children are leaves, never searched and never stored: about half the
-/// positions evaluated in a search were evaluated before, and this cache answers about 30 % of
-/// the evaluations; a larger one answers few more and costs more in cache misses
-/// (BENCHMARKS.md). A slot holds the key it answers for, and an
+/// A MID call evaluates every child of its node each time it is entered, and most children
+/// are leaves, never searched and never stored: about half the positions evaluated in a
+/// search were evaluated before, and this cache answers about 30 % of the evaluations; a larger
+/// one answers few more and costs more in cache misses (BENCHMARKS.md). A slot holds the key it answers for, and an
 /// evaluation depends only on the position and the question (which the key stands for), so
 /// what the cache keeps or drops changes only the time, never the search.
 pub struct EvaluationCache {
