@@ -13,10 +13,11 @@ const EVALUATION_SLOTS: usize = 1 << 13;
 ///
 /// A MID call evaluates every child of its node each time it is entered, and most children
 /// are leaves, never searched and never stored: about half the positions evaluated in a
-/// search were evaluated before, and this cache answers about 30 % of the evaluations; a larger
-/// one answers few more and costs more in cache misses (BENCHMARKS.md). A slot holds the key it answers for, and an
-/// evaluation depends only on the position and the question (which the key stands for), so
-/// what the cache keeps or drops changes only the time, never the search.
+/// search were evaluated before, and this cache answers about 30 % of the evaluations; a
+/// larger one answers few more and costs more in cache misses (BENCHMARKS.md). A slot holds
+/// the key it answers for, and an evaluation depends only on the position and the question
+/// (which the key stands for), so what the cache keeps or drops changes only the time, never
+/// the search.
 pub struct EvaluationCache {
     /// (table key, evaluation) by the key's low bits; key 0 marks an empty slot.
     slots: Vec<(u64, Evaluation)>,

@@ -259,16 +259,9 @@ pub fn winning_boards(pos: &Position, player: Player) -> u16 {
 fn winning_boards_with(pos: &Position, player: Player, won: u16) -> u16 {
     let owned = pos.owned_boards();
     let open = FULL_MASK & !pos.closed_boards() & !owned;
-    let mut candidates = completing_indices(won) & open;
-    let mut boards = 0;
-    while candidates != 0 {
-        let board = candidates.trailing_zeros() as usize;
-        candidates &= candidates - 1;
-        if winning_cells(pos.local_cells(player, board), pos.local_occupied(board)) != 0 {
-            boards |= 1 << board;
-        }
-    }
-    boards
+    boards_where(completing_indices(won) & open, |board| {
+        winning_cells(pos.local_cells(player, board), pos.local_occupied(board)) != 0
+    })
 }
 
 /// The empty cells of a local board (with `occupied` cells taken) that complete a local line
