@@ -42,7 +42,7 @@ fn small_jobs() -> SolveOptions {
 }
 
 /// A fresh database file in the temporary directory.
-fn fresh_database(name: &str) -> (Database, std::path::PathBuf) {
+fn fresh_database(name: &str) -> (Database, common::TempDir) {
     let dir = common::temp_dir(name);
     let path = dir.join("facts.sqlite");
     let _ = std::fs::remove_file(&path);

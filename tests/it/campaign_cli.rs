@@ -138,7 +138,6 @@ fn a_campaign_killed_again_and_again_resumes_to_the_plain_answer() {
         again.contains("the answer came from the database"),
         "{again}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -176,7 +175,6 @@ fn a_campaign_reports_json_with_its_status() {
     let (code, text, err) = run_uttt(&["campaign", "status", &image, "--db", db]);
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("does O win? yes (proved)"), "{text}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -218,7 +216,6 @@ fn bad_campaign_requests_are_refused_with_a_reason() {
     let (code, _, err) = run_uttt(&["campaign", "run", "start", "--db", text]);
     assert_eq!(code, 2);
     assert!(err.contains("not a uttt database"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A kept tree damaged in its file so that one node has two parents, one of them below it
@@ -271,7 +268,6 @@ fn a_campaign_whose_kept_tree_is_damaged_is_refused_with_a_reason() {
         err.contains("a damaged campaign tree: node") && err.contains("is linked twice"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -318,7 +314,6 @@ fn a_campaign_with_a_tiny_table_resumes_after_node_limits_to_the_plain_answer() 
     let plain: serde_json::Value = serde_json::from_str(&plain).unwrap();
     assert_eq!(json["result"], plain["result"]);
     assert_eq!(json["result"], "X");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -395,7 +390,6 @@ fn a_campaign_keeps_its_table_in_a_snapshot_beside_its_database() {
     let (code, _, err) = run_uttt(&["campaign", "run", POSITION, "--db", db, "--snapshot", db]);
     assert_eq!(code, 2);
     assert!(err.contains("the database itself"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// X wins; one-threaded DFPN takes about 16,000 nodes (the MPI tests' medium position).

@@ -127,7 +127,6 @@ fn a_campaign_refits_between_runs_and_steers_by_a_refit_that_predicts_better() {
     let kept = kept_calibration(db);
     assert!(kept.starts_with(b"UTTTCALI"));
     assert_ne!(kept, include_bytes!("../../models/calibration.bin"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -149,7 +148,6 @@ fn a_campaign_learns_nothing_when_told_not_to_bounded_or_with_another_guide() {
             .unwrap();
         assert_eq!(kept, 0, "{extra:?}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A campaign in a new database under `dir` run once, its kept refit changed by `change` (an
@@ -185,7 +183,6 @@ fn a_damaged_refit_is_told_and_the_run_steers_by_the_built_in_table() {
     check_refit_figures(&ran["learning"]["refit"]);
     let kept = kept_calibration(dir.join("c.db").to_str().unwrap());
     assert!(kept.starts_with(b"UTTTCALI"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -198,5 +195,4 @@ fn a_refit_of_another_builds_table_does_not_steer() {
     );
     assert!(!err.contains("warning"), "{err}");
     assert_eq!(ran["learning"]["steered_by"], Value::Null);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

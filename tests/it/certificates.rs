@@ -492,7 +492,6 @@ fn campaign_certificates_verify_and_prove_the_oracle_value() {
         settled_at_root.into_inner() > 0,
         "no claim settled by the rules at the root of another image's campaign"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -567,7 +566,6 @@ fn tampered_references_are_refused_with_the_reason() {
         block.claim.prover = Player::X;
     }
     assert!(verify_blocks(&other).0[0].is_err());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

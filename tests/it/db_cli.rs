@@ -60,7 +60,6 @@ fn a_second_solve_is_answered_by_the_database_from_any_image() {
     // The text output says where the answer came from.
     let (_, text, _) = run_uttt(&["solve", POSITION, "--db", db]);
     assert!(text.contains("the answer came from the database"), "{text}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -114,7 +113,6 @@ fn analyses_and_batches_store_and_find_their_answers() {
     for (a, b) in once.iter().zip(&twice) {
         assert_eq!(a["result"], b["result"]);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -163,7 +161,6 @@ fn facts_move_between_databases_and_contradictions_are_refused() {
     let (code, out, _) = run_uttt(&["db", "check", to, "--all", "--table-mem", "64M"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains(&format!("{count} agree, 0 disagree")), "{out}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -189,7 +186,6 @@ fn files_that_are_not_databases_and_bad_fact_lines_are_refused_with_their_place(
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("facts.jsonl:2:"), "file and line named: {err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Makes `path` a database as the first uttt with one wrote it: schema version 1, the facts
@@ -240,5 +236,4 @@ fn two_processes_that_open_an_old_or_a_new_database_at_once_both_succeed() {
         let stats: Value = serde_json::from_str(&stats).unwrap();
         assert_eq!(stats["facts"], 0, "round {round}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -255,7 +255,6 @@ fn a_table_file_in_use_is_refused_by_a_second_process() {
         .output()
         .unwrap();
     assert_eq!(third.status.code(), Some(0));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `(result, nodes)` of a DFPN solve of `SECONDS`, with `extra` arguments.
@@ -305,7 +304,6 @@ fn a_solve_killed_half_way_resumes_from_its_table_file() {
         resumed_nodes < scratch_nodes,
         "resumed {resumed_nodes} nodes, from scratch {scratch_nodes}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -369,7 +367,6 @@ fn solve_stopped_by_sigterm(signals: usize) {
     assert_eq!(json["result"], "unknown");
     assert!(json["nodes"].as_u64().unwrap() > 0);
     assert!(table_file_is_clean(&file), "written back and marked clean");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -158,7 +158,6 @@ fn an_output_that_is_an_input_by_any_name_is_refused_before_anything_is_written(
         "are the same file",
     );
     assert_eq!(fact_count(&db), facts);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The entries of the table file at `path` (after its 4 KiB header) overwritten by `fill`, and
@@ -218,7 +217,6 @@ fn a_table_file_with_damaged_entries_ends_in_time_with_an_error_or_the_answer() 
             }
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -261,7 +259,6 @@ fn verify_reads_in_bounded_pieces_and_hears_its_limit_and_signals() {
         let (code, _, err, _) = finish_within(child, Duration::from_secs(20));
         assert_eq!(code, 143, "{args:?}: {err}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -319,7 +316,6 @@ fn error_messages_escape_control_bytes_and_cut_long_tokens() {
         "{out}"
     );
     assert!(out.len() < 2000, "{} bytes", out.len());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -351,7 +347,6 @@ fn db_check_finds_a_fact_filed_under_another_positions_key() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("MISFILED"), "{out}");
     assert!(out.contains(" 1 misfiled"), "{out}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -376,7 +371,6 @@ fn a_snapshot_part_left_by_a_killed_process_is_removed_by_the_next_run() {
     assert_eq!(code, 0, "{err}");
     assert!(!part.exists(), "the dead process's part is gone");
     assert!(dir.join("c.db.table").exists());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -444,7 +438,6 @@ fn two_batches_writing_one_database_answer_as_alone_and_store_every_answer() {
             }
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -469,7 +462,6 @@ fn a_database_in_a_read_only_directory_is_named_for_it() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("read-only"), "{err}");
     assert!(!err.contains("not a uttt database"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -508,7 +500,6 @@ fn a_certificate_that_cannot_be_written_is_refused_before_any_search() {
         assert!(err.contains("cannot"), "{err}");
         assert!(!out.contains("result"), "nothing was searched: {out}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -555,5 +546,4 @@ fn a_store_that_finds_the_database_busy_is_tried_again_and_the_answer_stands() {
     assert_eq!(used.unstored, 0, "every fact stored in the end: {used:?}");
     assert!(used.stored > 0);
     assert_eq!(database.facts().unwrap().len() as u64, used.stored);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

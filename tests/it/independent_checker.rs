@@ -48,7 +48,8 @@ fn the_independent_checker_accepts_the_whole_game_proof_and_refuses_it_tighter()
     assert_eq!(python_counts(&output), [(81_240, 51_734)], "{output}");
 
     let tighter = common::open_game_proof_claiming(41);
-    let path = common::temp_dir("independent-checker").join("tighter.cert");
+    let dir = common::temp_dir("independent-checker");
+    let path = dir.join("tighter.cert");
     std::fs::write(&path, tighter).unwrap();
     let (code, output) = python_check(&[path]);
     assert_eq!(code, 1, "{output}");

@@ -157,7 +157,6 @@ fn samples_and_weights_depend_on_their_seed_alone_and_the_model_predicts() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("damaged"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -221,5 +220,4 @@ fn the_calibration_depends_on_its_samples_alone_and_steers_a_solve() {
     let (code, _, err) = run_uttt(&["learn", "calibrate", bad.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("bad.jsonl:1:"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

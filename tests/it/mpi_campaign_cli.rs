@@ -56,7 +56,6 @@ fn a_campaign_over_mpi_resumes_run_after_run_to_the_plain_value_and_certifies() 
         let certificate = certificate.to_str().unwrap();
         certify_and_verify(MEDIUM, db, certificate, table);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `uttt solve --mpi --db`: rank 0 stores what the ranks settle, a second MPI solve is answered
@@ -85,7 +84,6 @@ fn an_mpi_solve_fills_and_reads_the_database() {
     let plain: Value = serde_json::from_str(&plain).unwrap();
     assert_eq!(plain["database"]["answered"], true, "{plain}");
     assert_eq!(plain["result"], "X");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Certifies the settled campaign on `position` in `db` into `certificate` (re-solving its
@@ -205,7 +203,6 @@ fn a_campaign_whose_worker_rank_is_killed_resumes_to_the_right_value_and_certifi
     let certificate = dir.join("campaign.cert");
     let certificate = certificate.to_str().unwrap();
     certify_and_verify(LONGEST, db, certificate, "32M");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A bounded campaign over MPI: its jobs carry the bound, and it answers as one process does,

@@ -246,7 +246,6 @@ fn random_bytes_in_table_files_are_refused_or_cleared_never_a_panic_or_a_hang() 
         refused > 0 && opened > 0,
         "{refused} refused, {opened} opened"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -292,5 +291,4 @@ fn random_bytes_in_databases_give_errors_never_a_panic() {
         }
     }
     assert!(failed > 0, "some damage is seen");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -110,7 +110,6 @@ fn solves_certificates_and_the_database_keep_rule_sets_apart() {
     assert_eq!(code, 0, "{err}");
     let verified = json(&out);
     assert_eq!(verified["blocks"][0]["rules"], "codingame");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -154,7 +153,6 @@ fn a_batch_file_names_its_rule_set_and_a_bad_name_is_one_bad_line() {
     assert_eq!(line(7)["rules"], "open", "{out}");
     assert_eq!(line(7)["type"], "result", "{out}");
     assert_ne!(code, 0, "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -193,7 +193,6 @@ fn a_certificate_from_the_server_passes_uttt_verify_and_the_server_checks_certif
     let (status, body) = served.get("/api/certificate?position=start&time_limit=0.2");
     assert_eq!(status, 422, "{body}");
     assert!(body.contains("was not solved within 0.2 s"), "{body}");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -303,7 +302,6 @@ fn the_database_keeps_what_the_server_solved() {
     assert_eq!(solved["database"]["answered"], true, "{solved}");
     let (_, stats, _) = common::run_uttt(&["db", "export", db_arg]);
     assert!(stats.contains("\"serve\""), "{stats}");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]

@@ -108,8 +108,7 @@ fn a_time_limit_gives_unknown_not_a_guess() {
 
 #[test]
 fn a_table_file_resumes_with_fewer_nodes_and_bad_files_are_refused() {
-    let dir = std::env::temp_dir().join(format!("uttt-table-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("table-test");
     let file = dir.join("t.tt");
     let path = file.to_str().unwrap();
     let (_, first) = solve_json(&[MEDIUM, "--table-file", path, "--table-mem", "16M"]);
@@ -137,7 +136,6 @@ fn a_table_file_resumes_with_fewer_nodes_and_bad_files_are_refused() {
     assert_eq!(code, 2);
     assert!(stderr.contains("not a uttt table file"), "{stderr}");
     assert_eq!(std::fs::read(&foreign).unwrap(), vec![7u8; 10_000]);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

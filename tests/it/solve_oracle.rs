@@ -586,7 +586,6 @@ fn every_engine_with_a_database_agrees_with_the_oracle_from_any_image() {
         answered > positions.len() * engines.len() / 2,
         "only {answered} second solves came from the database"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A campaign stopped by a small node limit again and again, each run on a fresh table (so
@@ -675,7 +674,6 @@ fn a_campaign_resumed_run_after_run_agrees_with_the_oracle() {
         resumed >= 60,
         "only {resumed} campaigns needed more than one run: the limit is too large to test resuming"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// PN-DFPN with a database answers tree leaves from it: after every child of a position is
@@ -724,7 +722,6 @@ fn leaves_answered_by_the_database_give_the_oracle_value() {
         leaves.into_inner() >= positions.len() as u64,
         "the database answered too few leaves to test them"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

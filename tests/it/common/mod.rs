@@ -101,11 +101,36 @@ pub fn spawn_fed(args: &[&str], input: &[u8]) -> std::process::Child {
 }
 
 /// A fresh directory under the system's temporary directory, named after `name` and this
-/// test process.
-pub fn temp_dir(name: &str) -> std::path::PathBuf {
+/// test process, removed with what it holds when the returned guard is dropped (at the end of
+/// the test, passed or failed), so that test runs leave nothing behind.
+pub fn temp_dir(name: &str) -> TempDir {
     let dir = std::env::temp_dir().join(format!("uttt-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
+}
+
+/// A directory of [`temp_dir`]'s, removed when dropped; it reads as its path.
+pub struct TempDir(std::path::PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = std::path::Path;
+
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for TempDir {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        // Nothing to report if it is gone already: a test may remove it itself.
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Sends `signal` (a name such as `INT` or `TERM`) to `child`.
