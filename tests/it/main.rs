@@ -46,4 +46,5 @@ mod shared_entries;
 mod solve_cli;
 mod solve_oracle;
 mod table_stress;
+mod trapped_oracle;
 mod win_in;

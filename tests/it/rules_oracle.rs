@@ -7,7 +7,8 @@ use crate::common::oracle::{oracle_value, oracle_value_under, Mark, OracleBoard,
 use uttt::game::{format_position, parse_position, Player, Position, Rng, Rules};
 use uttt::search::rules::{
     attacker_is_dead, evaluate, immediate_win, kill_in_one, kill_in_two, may_win_in_two,
-    safe_moves, unkillable_moves, win_in_two, win_in_two_returns, winning_boards, Evaluation,
+    safe_moves, trapped, unkillable_moves, win_in_two, win_in_two_returns, winning_boards,
+    Evaluation,
 };
 use uttt::search::{Numbers, Question};
 
@@ -123,7 +124,8 @@ fn win_in_two_finds_exactly_the_forcing_safe_moves() {
 }
 
 fn win_in_two_under(rules: Rules, oracle_rules: OracleRules) {
-    let mut found = 0;
+    // Also those found where the mover has no winning board yet: its own move makes one.
+    let (mut found, mut found_fresh) = (0, 0);
     for pos in positions_across_plies(12_000, 94, rules) {
         let text = format_position(&pos);
         let board = OracleBoard::parse_under(&text, oracle_rules);
@@ -135,6 +137,7 @@ fn win_in_two_under(rules: Rules, oracle_rules: OracleRules) {
         match win_in_two(&pos, safe) {
             Some(mv) => {
                 found += 1;
+                found_fresh += usize::from(winning_boards(&pos, mover) == 0);
                 assert!(forcing.contains(&mv), "{text}: {mv} does not force a win");
             }
             None => assert!(forcing.is_empty(), "{text}: missed {:?}", forcing),
@@ -142,6 +145,10 @@ fn win_in_two_under(rules: Rules, oracle_rules: OracleRules) {
     }
     let bar = if rules == Rules::WonBoardsOpen { 2 } else { 1 };
     assert!(found > 200 / bar, "{rules}: only {found} wins in two met");
+    assert!(
+        found_fresh > 20 / bar,
+        "{rules}: only {found_fresh} wins in two met without a winning board before"
+    );
 }
 
 /// The mask test that spares `win_in_two` most of its moves: every move it turns away is not
@@ -156,9 +163,6 @@ fn moves_turned_away_by_masks_never_win_in_two() {
 fn masks_under(rules: Rules, oracle_rules: OracleRules) {
     let (mut looked_at, mut turned_away, mut forcing_seen) = (0, 0, 0);
     for pos in positions_across_plies(12_000, 95, rules) {
-        if winning_boards(&pos, pos.side_to_move()) == 0 {
-            continue;
-        }
         let text = format_position(&pos);
         let board = OracleBoard::parse_under(&text, oracle_rules);
         let mover = pos.side_to_move();
@@ -255,6 +259,8 @@ fn settling_rule(pos: &Position, attacker: Player) -> &'static str {
         && kill_in_two(pos, attacker, safe_moves(pos)).is_some()
     {
         "kill in two"
+    } else if pos.side_to_move() != attacker && trapped(pos, safe_moves(pos)) {
+        "trapped"
     } else {
         "win in two"
     }
@@ -310,6 +316,7 @@ fn settled_evaluations_under(rules: Rules, oracle_rules: OracleRules) {
         "kill in one",
         "every move lets the defender kill",
         "kill in two",
+        "trapped",
         "win in two",
     ] {
         let count = fired.get(rule).copied().unwrap_or(0);

@@ -249,8 +249,9 @@ fn pn_dfpn_stops_promptly_on_a_time_limit_with_jobs_in_flight() {
 fn the_table_grows_with_many_small_pn_dfpn_jobs() {
     // Each job stores fewer entries than the table's fill-report batch: their fills must
     // still reach the table, which then grows past its first 4 MiB.
-    // About 380,000 nodes (line 4 of positions/midgame.txt, X wins).
-    let position = "X;....@...O;......O../.XO.O...X/.O.XX...X/.OO.O..XX/X..XO...X/......O.X/.X...X..X/..O....../...OOOO..";
+    // About 570,000 nodes (line 11 of positions/midgame.txt, X wins; line 13, used before,
+    // needs too few since the trap).
+    let position = "X;.....X..@;OX...O.../.....OO.O/...X....O/...O.X..O/.....O.../XX.X.OXX./.X..XOO../........O/X.X...X..";
     let (code, json) = solve_json(&[
         position,
         "--job-work",

@@ -22,6 +22,9 @@
 //!   boards on the next move, the opponent wins ([`safe_moves`] is empty).
 //! * **Win in two**: a safe move after which every reply lets the side to move win at once
 //!   ([`win_in_two`]); looked for with the attacker to move (the defender's is a kill in two).
+//! * **Trapped**: if every safe move of the defender, to move, leaves the attacker a win in
+//!   two, the attacker wins ([`trapped`]: the attacker's threats of the send rule, one ply
+//!   deeper). Looked for only where the attacker has a winning board already.
 //! * **Moves that lose at once are never searched**: with at least one safe move left, the
 //!   others cannot change the node's value ([`safe_moves`]).
 //! * **Kill in one**: if the defender, to move, can leave the attacker dead (or end the game
@@ -52,10 +55,12 @@
 mod kill_in_two;
 mod kills;
 mod lines;
+mod trapped;
 
 pub use kill_in_two::kill_in_two;
 pub use kills::{kill_in_one, unkillable_moves};
 pub use lines::{attacker_is_dead, attacker_is_too_slow, can_still_win, live_lines, room_in_time};
+pub use trapped::trapped;
 
 use super::Question;
 use crate::game::tables::{board_masks, completing_indices, has_line, lines_within, FULL_MASK};
@@ -217,12 +222,14 @@ pub fn evaluate(pos: &Position, question: Question) -> Evaluation {
             return Evaluation::Solved(Numbers::PROVED);
         }
     }
+    // Looked for only where the attacker has a winning board already (and so, the defender
+    // adding no attacker stone or won board, where the attacker may still have one after the
+    // defender's move): elsewhere a win in two needs the attacker's own move to make one.
+    if me != attacker && threats != 0 && plies_left >= 4 && trapped(pos, safe) {
+        return Evaluation::Solved(Numbers::DISPROVED);
+    }
     let returns = my_winning_boards | pos.closed_boards();
-    if my_winning_boards != 0
-        && me == attacker
-        && plies_left >= 3
-        && win_in_two_among(pos, safe, returns).is_some()
-    {
+    if me == attacker && plies_left >= 3 && win_in_two_among(pos, safe, returns).is_some() {
         return Evaluation::Solved(Numbers::PROVED);
     }
     let attacker_to_move = me == attacker;
@@ -464,11 +471,29 @@ pub fn win_in_two(pos: &Position, safe: MoveSet) -> Option<Move> {
 /// winning boards it has already found).
 fn win_in_two_among(pos: &Position, safe: MoveSet, returns: u16) -> Option<Move> {
     let occupied = pos.all_local_occupied();
-    safe.into_iter().find(|&mv| {
+    MoveSet(safe.0 & win_in_two_candidates(pos, &occupied)).find(|&mv| {
         may_win_in_two_given(pos, &occupied, mv, returns) && {
             let after = pos.play(mv);
             !after.is_over() && !has_safe_move(&after)
         }
+    })
+}
+
+/// The squares where a move of the side to move may be a win in two, as one board-wide mask
+/// test of [`may_win_in_two`] tells: every square when some open board nobody has won
+/// completes a line of its won boards, and otherwise only the cells that win their board (a
+/// move that wins none then leaves the side to move no winning board, and [`may_win_in_two`]
+/// turns it away).
+fn win_in_two_candidates(pos: &Position, occupied: &[u16; 9]) -> u128 {
+    let me = pos.side_to_move();
+    let open = FULL_MASK & !pos.closed_boards() & !pos.owned_boards();
+    if completing_indices(pos.won_boards(me)) & open != 0 {
+        return u128::MAX;
+    }
+    let mine = pos.all_local_cells(me);
+    (0..9).fold(0, |squares, board| {
+        let cells = winning_cells(mine[board], occupied[board]);
+        squares | (cells as u128) << (9 * board)
     })
 }
 
@@ -483,19 +508,23 @@ pub fn win_in_two_returns(pos: &Position) -> u16 {
 /// [`win_in_two`]), judged by masks without playing it; `returns` is
 /// [`win_in_two_returns`] of `pos`.
 ///
-/// Proof. Let `mv` be in cell `c` of board `B`, and suppose it makes no line of the side to
-/// move in `B` (otherwise it may win `B`, and a new won board can create winning boards
-/// anywhere: no judgement, true; when won boards stay open, a line in a board already won
-/// wins nothing, and judging it too is merely cautious). The opponent then replies in a board `b'` it may play in after `mv`
-/// (board `c` if that is open, else any open board), in any empty cell `c'`, and the reply
-/// sends the side to move to board `c'`. Take a `c'` other than `b'` and `B` (those boards
-/// changed). Neither `mv` nor the reply touches board `c'`, and neither adds a won board of
-/// the side to move, so after the reply board `c'` is closed exactly when it was before `mv`,
-/// and is a winning board of the side to move exactly when it was before `mv` (a winning
-/// board needs the same won boards and the same cells). If `c'` was neither (it is not in
-/// `returns`), the side to move is then sent to an open board where no move wins the game
-/// (or the game is over without its win): it cannot win at once, so `mv` is not a win in
-/// two. Hence `mv` can only be one when every such `c'` is in `returns`.
+/// Proof. Let `mv` be in cell `c` of board `B`. A win in two ends with the side to move
+/// completing a line of won boards in one of its winning boards after the reply, and the
+/// reply adds no stone or won board of the side to move, so that board is a winning board
+/// already after `mv`. Those are, if `mv` wins `B`, the boards other than `B` that are winning
+/// boards with `B` counted among the won boards (their cells are unchanged); otherwise the
+/// winning boards before `mv` (those not in `returns`' closed boards), and `B` if it may have
+/// become one. If there are none, `mv` is not a win in two. Otherwise the opponent replies in
+/// a board `b'` it may play in after `mv` (board `c` if that is open, else any open board),
+/// in any empty cell `c'`, and the reply sends the side to move to board `c'`. Take a `c'`
+/// other than `b'` and `B` (those boards changed). Neither move touches board `c'`, so after
+/// the reply it is closed exactly when it was before `mv`, and it is a winning board exactly
+/// when it is one after `mv`. If `c'` is neither (in neither `returns` nor the winning boards
+/// after `mv`), the side to move is sent to an open board where no move wins the game (or
+/// the game is over without its win): it cannot win at once, so `mv` is not a win in two.
+/// Hence `mv` can only be one when every such `c'` is in those boards. (When won boards stay
+/// open, a line in a board already won wins nothing; counting `B` as won there is merely
+/// cautious.)
 pub fn may_win_in_two(pos: &Position, mv: Move, returns: u16) -> bool {
     may_win_in_two_given(pos, &pos.all_local_occupied(), mv, returns)
 }
@@ -505,14 +534,27 @@ pub fn may_win_in_two(pos: &Position, mv: Move, returns: u16) -> bool {
 fn may_win_in_two_given(pos: &Position, occupied: &[u16; 9], mv: Move, returns: u16) -> bool {
     let me = pos.side_to_move();
     let (board, cell) = (mv.board(), mv.cell());
-    if has_line(pos.local_cells(me, board) | 1 << cell) {
-        return true;
-    }
+    let board_bit = 1u16 << board;
+    let wins_board = has_line(pos.local_cells(me, board) | 1 << cell);
     let occupied_after = |b: usize| occupied[b] | if b == board { 1 << cell } else { 0 };
     let mut closed_after = pos.closed_boards();
-    if occupied_after(board) == FULL_MASK {
-        closed_after |= 1 << board;
+    if occupied_after(board) == FULL_MASK || (wins_board && pos.rules().won_boards_close()) {
+        closed_after |= board_bit;
     }
+    let winning_after = if wins_board {
+        winning_boards_with(pos, me, pos.won_boards(me) | board_bit) & !board_bit
+    } else {
+        let mine_after = pos.local_cells(me, board) | 1 << cell;
+        let board_becomes_winning = completing_indices(pos.won_boards(me)) & board_bit != 0
+            && closed_after & board_bit == 0
+            && pos.owned_boards() & board_bit == 0
+            && winning_cells(mine_after, occupied_after(board)) != 0;
+        (returns & !pos.closed_boards()) | if board_becomes_winning { board_bit } else { 0 }
+    };
+    if winning_after == 0 {
+        return false;
+    }
+    let returns = returns | winning_after;
     let mut reply_boards = if closed_after & 1 << cell == 0 {
         1 << cell
     } else {
@@ -524,7 +566,7 @@ fn may_win_in_two_given(pos: &Position, occupied: &[u16; 9], mv: Move, returns: 
         reply_boards &= reply_boards - 1;
         sends_to |= FULL_MASK & !occupied_after(reply_board) & !(1 << reply_board);
     }
-    sends_to & !(1 << board) & !returns == 0
+    sends_to & !board_bit & !returns == 0
 }
 
 #[cfg(test)]
