@@ -6,11 +6,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use uttt::certificate::{
     check_bytes, check_bytes_until, leaf, read_blocks, verify_block, verify_blocks, write_block,
-    Block, CheckError, Claim, ClaimKind, Failure, Goal,
+    Block, CheckError, Claim, ClaimKind, Failure, Goal, Visited,
 };
 use uttt::db::key::canonical;
 use uttt::game::{
-    format_position, parse_position, parse_position_under, Outcome, Player, Position, Rules,
+    format_position, parse_position, parse_position_under, Move, Outcome, Player, Position, Rules,
 };
 use uttt::search::{Engine, SolveOptions};
 use uttt::services::{certify, Solver, Verdict};
@@ -158,6 +158,66 @@ fn certificates_under_the_other_rule_sets_name_them_and_prove_the_oracle_value()
 
 /// A position of 190,000 nodes whose proof cannot stay in a 64 KiB table: the writer must
 /// solve lost children again, and the certificate still verifies.
+/// The prover's choices in `block`, replayed in the format's order: for each prover position
+/// met (not a leaf, not seen before), whether one of its moves leads to a leaf that meets the
+/// claim, and whether the move written does.
+fn leaf_choices(block: &Block) -> Vec<(bool, bool)> {
+    let goal = Goal::at(block.claim, &block.position);
+    let meets = |pos: &Position| leaf(pos, goal) == Some(true);
+    let mut visited = Visited::default();
+    let mut moves = block.moves.iter();
+    let mut choices = Vec::new();
+    let mut stack = vec![block.position];
+    while let Some(pos) = stack.pop() {
+        if !visited.insert(pos) || leaf(&pos, goal).is_some() {
+            continue;
+        }
+        if pos.side_to_move() == block.claim.prover {
+            let chosen = pos.play(Move::from_square(usize::from(*moves.next().unwrap())));
+            let any = pos.legal_moves().into_iter().any(|mv| meets(&pos.play(mv)));
+            choices.push((any, meets(&chosen)));
+            stack.push(chosen);
+        } else {
+            // Last in, first out: pushed in descending order, visited in ascending order.
+            let children: Vec<Position> = pos.legal_moves().map(|mv| pos.play(mv)).collect();
+            stack.extend(children.into_iter().rev());
+        }
+    }
+    choices
+}
+
+#[test]
+fn the_writer_takes_a_move_to_a_leaf_where_the_prover_has_one() {
+    // A leaf costs the certificate nothing, while a child the static rules settle has no
+    // recorded work yet is spelled out move by move: the writer must not take it for free.
+    let positions = common::playout_positions_under(Rules::Common, 45, 60, 2026);
+    let counts = std::sync::Mutex::new((0, 0));
+    common::parallel_rows(&positions, |p| {
+        let pos = parse_position(p).unwrap();
+        let (_, blocks, _) = certify_with(&pos, &dfpn(), 16 << 20);
+        for block in &blocks {
+            let choices = leaf_choices(block);
+            let with_a_leaf = choices.iter().filter(|choice| choice.0).count();
+            let mut counts = counts.lock().unwrap();
+            counts.0 += choices.len();
+            counts.1 += with_a_leaf;
+            drop(counts);
+            for (leaf_to_take, took_leaf) in choices {
+                assert!(
+                    took_leaf || !leaf_to_take,
+                    "{p}: a prover move past a leaf in {}",
+                    block.claim
+                );
+            }
+        }
+    });
+    let (choices, with_a_leaf) = counts.into_inner().unwrap();
+    assert!(
+        with_a_leaf > 100,
+        "{with_a_leaf} of {choices} choices had a leaf to take"
+    );
+}
+
 #[test]
 fn a_certificate_written_from_a_tiny_table_verifies() {
     let p = "X;......@O.;O...XX.X./.....O.XX/XOOXX..../O.....O.O/OXO....OX/.OO....X./....O.XX./..XX..OOO/..X.XXO.O";

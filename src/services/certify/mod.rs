@@ -467,7 +467,8 @@ impl<'a> Writer<'a, '_> {
     }
 
     /// A move after which the opponent (to move) fails the question: one the table or the
-    /// rules already show, the one with the least recorded work among them (smaller proofs);
+    /// rules already show, a leaf of the certificate first, else the one with the least
+    /// recorded work among them, then the fewest replies (smaller proofs);
     /// else one a re-search of the position shows; else the first a re-search of the children
     /// shows, trying them in order of their disproof numbers.
     fn proving_move(&mut self, pos: &Position) -> Result<Move, CertifyError> {
@@ -478,12 +479,19 @@ impl<'a> Writer<'a, '_> {
                 (mv, child, self.searcher.peek(&child).delta)
             })
             .collect();
+        // A child that is a leaf of the certificate costs it nothing; one the static rules
+        // settle has no recorded work, yet the certificate spells its proof out.
         let known = children
             .iter()
             .filter(|c| c.2 == 0)
-            .map(|c| (self.searcher.recorded_work(&c.1), c.0))
-            .min();
-        if let Some((_, mv)) = known {
+            .map(|c| {
+                let is_leaf = leaf(&c.1, self.goal) == Some(true);
+                let work = self.searcher.recorded_work(&c.1);
+                (!is_leaf, work, c.1.legal_moves().len(), c.0)
+            })
+            .min()
+            .map(|(_, _, _, mv)| mv);
+        if let Some(mv) = known {
             return Ok(mv);
         }
         // The table lost this part of the proof: solve the position again, which leaves a
