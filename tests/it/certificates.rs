@@ -156,8 +156,6 @@ fn certificates_under_the_other_rule_sets_name_them_and_prove_the_oracle_value()
     }
 }
 
-/// A position of 190,000 nodes whose proof cannot stay in a 64 KiB table: the writer must
-/// solve lost children again, and the certificate still verifies.
 /// The prover's choices in `block`, replayed in the format's order: for each prover position
 /// met (not a leaf, not seen before), whether one of its moves leads to a leaf that meets the
 /// claim, and whether the move written does.
@@ -218,6 +216,8 @@ fn the_writer_takes_a_move_to_a_leaf_where_the_prover_has_one() {
     );
 }
 
+/// A position of 190,000 nodes whose proof cannot stay in a 64 KiB table: the writer must
+/// solve lost children again, and the certificate still verifies.
 #[test]
 fn a_certificate_written_from_a_tiny_table_verifies() {
     let p = "X;......@O.;O...XX.X./.....O.XX/XOOXX..../O.....O.O/OXO....OX/.OO....X./....O.XX./..XX..OOO/..X.XXO.O";
