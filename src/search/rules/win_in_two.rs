@@ -21,8 +21,8 @@ pub fn win_in_two(pos: &Position, safe: MoveSet) -> Option<Move> {
     win_in_two_among(pos, safe, win_in_two_returns(pos))
 }
 
-/// [`win_in_two`] given [`win_in_two_returns`] of `pos` (which [`super::evaluate`] builds from the
-/// winning boards it has already found).
+/// [`win_in_two`] given [`win_in_two_returns`] of `pos` (which [`super::evaluate`] builds
+/// from the winning boards it has already found).
 pub(super) fn win_in_two_among(pos: &Position, safe: MoveSet, returns: u16) -> Option<Move> {
     let occupied = pos.all_local_occupied();
     MoveSet(safe.0 & win_in_two_candidates(pos, &occupied)).find(|&mv| {
