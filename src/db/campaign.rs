@@ -14,6 +14,7 @@
 //! its key the position's with the bound after it.
 
 pub mod guide;
+pub mod lease;
 
 use super::{clamp, key, Database, DbError, Fact, Stored, BUSY_TIMEOUT};
 use crate::game::{Move, Player, Position};
@@ -230,9 +231,9 @@ impl Database {
         let mut nodes = Vec::new();
         for row in rows {
             let values = row.map_err(|e| self.query_error(e))?;
-            let node = kept_node(&values).ok_or_else(|| self.damaged_tree(&values))?;
+            let node = kept_node(&values).ok_or_else(|| self.damaged_row(&values))?;
             if node.id as usize != nodes.len() {
-                return Err(self.damaged_tree(&values));
+                return Err(self.damaged_row(&values));
             }
             nodes.push(node);
         }
@@ -243,7 +244,7 @@ impl Database {
             .find(|n| !linked(n.first_child) || !linked(n.next_sibling))
         {
             let n = bad;
-            return Err(self.damaged_tree(&[
+            return Err(self.damaged_row(&[
                 n.id.into(),
                 n.first_child.into(),
                 n.next_sibling.into(),
@@ -256,8 +257,35 @@ impl Database {
         Ok(nodes)
     }
 
-    fn damaged_tree(&self, values: &[i64]) -> DbError {
-        self.damaged(&format!("a damaged campaign tree (node {values:?})"))
+    /// Drops the kept trees of both questions of `campaign` (their totals, trend and the facts
+    /// stay); only under its lease ([`Database::take_lease`]). Returns the nodes dropped.
+    pub fn drop_kept_trees(&self, campaign: CampaignId) -> Result<u64, DbError> {
+        let mut conn = self.connection();
+        let transaction = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| self.query_error(e))?;
+        self.check_lease(&transaction, campaign)?;
+        let dropped = transaction
+            .execute(
+                "DELETE FROM campaign_nodes WHERE campaign = ?1",
+                params![campaign.0],
+            )
+            .map_err(|e| self.query_error(e))?;
+        transaction.commit().map_err(|e| self.query_error(e))?;
+        Ok(dropped as u64)
+    }
+
+    fn damaged_row(&self, values: &[i64]) -> DbError {
+        self.damaged_tree(format!("a node's row out of range: {values:?}"))
+    }
+
+    /// The error for a campaign tree the search cannot take whole: `defect` says why (see
+    /// [`kept_tree_defect`]).
+    pub fn damaged_tree(&self, defect: String) -> DbError {
+        DbError::DamagedTree {
+            path: self.path.clone(),
+            defect,
+        }
     }
 
     /// The error for a file whose content is damaged: `what` says how.
@@ -269,7 +297,8 @@ impl Database {
     }
 
     /// Keeps `progress` of `question` in one transaction: all of it or, after an error, none.
-    /// Waits for another process's write as [`Database::store`] does.
+    /// Waits for another process's write as [`Database::store`] does. Only under the
+    /// campaign's lease ([`Database::take_lease`]): without it, [`DbError::LeaseLost`].
     pub fn record(&self, question: Question, progress: &Progress) -> Result<Stored, DbError> {
         self.record_waiting(question, progress, BUSY_TIMEOUT)
     }
@@ -287,6 +316,8 @@ impl Database {
         let transaction = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| self.query_error(e))?;
+        // One writer per campaign: a run that lost its lease writes nothing more.
+        self.check_lease(&transaction, question.campaign)?;
         let stored = self.store_in(&transaction, progress.facts)?;
         let query = |e| self.query_error(e);
         {

@@ -1,5 +1,6 @@
 //! What can go wrong with the database, as one typed error.
 
+use super::campaign::lease::LeaseHolder;
 use super::Fact;
 use std::fmt;
 use std::path::PathBuf;
@@ -46,6 +47,38 @@ pub enum DbError {
         /// The fact offered.
         offered: Box<Fact>,
     },
+    /// Another live process runs the campaign (holds its lease): one writer at a time.
+    CampaignBusy {
+        /// The file.
+        path: PathBuf,
+        /// The process that runs it.
+        holder: LeaseHolder,
+    },
+    /// This run no longer holds its campaign's lease (another process took it over, taking
+    /// this one for gone), so it writes nothing more.
+    LeaseLost {
+        /// The file.
+        path: PathBuf,
+        /// Who holds it now, if anyone.
+        holder: Option<LeaseHolder>,
+    },
+    /// A campaign's kept tree cannot be taken whole by the search.
+    DamagedTree {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        defect: String,
+    },
+}
+
+/// "process 123 on host h (for 40 s)".
+fn holder_words(holder: &LeaseHolder) -> String {
+    format!(
+        "process {} on host {} (for {} s)",
+        holder.pid,
+        if holder.host.is_empty() { "?" } else { &holder.host },
+        super::now_seconds().saturating_sub(holder.taken)
+    )
 }
 
 impl fmt::Display for DbError {
@@ -72,6 +105,31 @@ impl fmt::Display for DbError {
                 if offered.wins { "no" } else { "yes" },
                 if offered.wins { "yes" } else { "no" },
                 offered.position
+            ),
+            DbError::CampaignBusy { path, holder } => write!(
+                f,
+                "the campaign is being run in database {} by {}: one run at a time writes a \
+                 campaign's tree (wait for it to end, or stop it; a run that was killed leaves \
+                 a lease the next run takes over)",
+                path.display(),
+                holder_words(holder)
+            ),
+            DbError::LeaseLost { path, holder } => write!(
+                f,
+                "this run no longer holds the campaign's lease in database {}{}: it stopped \
+                 writing its tree (what it committed is kept)",
+                path.display(),
+                match holder {
+                    Some(holder) => format!(" ({} took it over)", holder_words(holder)),
+                    None => String::new(),
+                }
+            ),
+            DbError::DamagedTree { path, defect } => write!(
+                f,
+                "the campaign's kept tree in database {} is damaged ({defect}): `uttt campaign \
+                 reset` with the same position and --db drops the kept trees and starts them \
+                 anew (the facts it settled are kept, and answer at once)",
+                path.display()
             ),
         }
     }

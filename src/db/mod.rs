@@ -30,8 +30,9 @@ use std::time::Duration;
 /// Marks a SQLite file as a uttt database (`PRAGMA application_id`: "uttt").
 const APPLICATION_ID: i32 = 0x7574_7474;
 /// The schema's version (`PRAGMA user_version`): 1 had the facts alone, 2 added campaigns, 3
-/// bounded facts, 4 campaigns' own guides (an older file is brought up to 4 when opened).
-const SCHEMA_VERSION: i32 = 4;
+/// bounded facts, 4 campaigns' own guides, 5 campaigns' leases (an older file is brought up to
+/// 5 when opened).
+const SCHEMA_VERSION: i32 = 5;
 /// What a fact was found by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -193,6 +194,15 @@ struct FactRow<'a> {
 pub struct Database {
     connection: Mutex<Connection>,
     path: PathBuf,
+    /// The campaign leases this handle holds, with their tokens ([`campaign::lease`]): given
+    /// back when it is dropped.
+    leases: Mutex<Vec<(campaign::CampaignId, i64)>>,
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        self.release_all_leases();
+    }
 }
 
 impl Database {
@@ -206,6 +216,7 @@ impl Database {
         let db = Database {
             connection: Mutex::new(connection),
             path: path.to_path_buf(),
+            leases: Mutex::new(Vec::new()),
         };
         db.prepare()?;
         Ok(db)
@@ -232,6 +243,13 @@ impl Database {
         // A thread that panicked while holding it left no transaction half done that SQLite
         // would not roll back, so the connection is still usable.
         self.connection
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The campaign leases this handle holds.
+    fn held_leases(&self) -> std::sync::MutexGuard<'_, Vec<(campaign::CampaignId, i64)>> {
+        self.leases
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }

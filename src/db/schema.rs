@@ -177,10 +177,11 @@ impl Marks {
 
 /// The steps from each older schema version to the next: the SQL that brings a file of
 /// version `from` to `from + 1`.
-const UPGRADES: [(i32, &str); 3] = [
+const UPGRADES: [(i32, &str); 4] = [
     (1, campaign::SCHEMA),
     (2, bounded::SCHEMA),
     (3, campaign::guide::SCHEMA),
+    (4, campaign::lease::SCHEMA),
 ];
 
 /// A file as the first uttt with a database wrote it (schema version 1, the facts alone; later

@@ -190,7 +190,7 @@ impl<'a> DatabaseKeeper<'a> {
         let kept = database.kept_tree(question)?;
         // The search takes the tree whole, following its links and replaying its moves.
         if let Some(defect) = kept_tree_defect(&kept, root) {
-            return Err(database.damaged(&format!("a damaged campaign tree: {defect}")));
+            return Err(database.damaged_tree(defect));
         }
         let totals = database.totals(question)?;
         Ok(DatabaseKeeper {

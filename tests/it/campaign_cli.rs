@@ -265,7 +265,10 @@ fn a_campaign_whose_kept_tree_is_damaged_is_refused_with_a_reason() {
     let (code, err) = (out.status.code(), String::from_utf8_lossy(&out.stderr));
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("a damaged campaign tree: node") && err.contains("is linked twice"),
+        err.contains("kept tree in database")
+            && err.contains("is damaged (node")
+            && err.contains("is linked twice")
+            && err.contains("uttt campaign reset"),
         "{err}"
     );
 }

@@ -9,6 +9,7 @@ mod analyze_cli;
 mod batch_cli;
 mod bounded_facts;
 mod campaign_cli;
+mod campaign_race;
 mod campaign_refit;
 mod certificate_cli;
 mod certificates;

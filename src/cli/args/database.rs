@@ -20,6 +20,9 @@ pub enum CampaignCommand {
     /// Writes a (version 2) proof certificate of a settled campaign's answer: a block for the
     /// top of its trees, whose leaves refer to blocks of their own.
     Certify(CampaignCertifyArgs),
+    /// Drops the campaign's kept trees (a damaged one, say), so that the next run starts them
+    /// anew; the facts it settled, its totals and its trend stay. Refused while it runs.
+    Reset(CampaignStatusArgs),
 }
 
 /// Options of `uttt campaign certify`.
@@ -93,7 +96,7 @@ pub struct CampaignRunArgs {
     pub no_refit: bool,
 }
 
-/// Options of `uttt campaign status`.
+/// Options of `uttt campaign status` and `uttt campaign reset`.
 #[derive(Args, Debug)]
 pub struct CampaignStatusArgs {
     /// The campaign's position (any symmetric image of it).

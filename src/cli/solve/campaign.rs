@@ -1,6 +1,6 @@
-//! `uttt campaign run` and `uttt campaign status`: a solve whose PN-DFPN trees the database
-//! keeps, so that it can be stopped at any moment and resumed by the same command, and what
-//! such a campaign has done so far.
+//! `uttt campaign run`, `status`, `certify` and `reset`: a solve whose PN-DFPN trees the
+//! database keeps, so that it can be stopped at any moment and resumed by the same command,
+//! what such a campaign has done so far, its certificate, and a fresh start of its trees.
 
 use super::options::{check_files, open_table, search_files, search_options};
 use super::progress::{progress_mode, with_live_line};
@@ -14,7 +14,7 @@ use crate::search::options::DEFAULT_EPSILON;
 use crate::search::SolveOptions;
 use crate::services::campaign::snapshot::{snapshot_file, SnapshotReport};
 use crate::services::campaign::{
-    campaign_status, settled_campaign, Campaign, CampaignError, CampaignRequest, CampaignRun,
+    campaign_status, reset_campaign, settled_campaign, Campaign, CampaignError, CampaignRequest, CampaignRun,
     CampaignStatus, Learning, QuestionStatus, SnapshotPlan,
 };
 use crate::services::certify::{certify_campaign, write_and_check_with};
@@ -256,20 +256,42 @@ fn print_run(
     Ok(interrupt::exit_code().unwrap_or_else(|| exit_code(report.verdict)))
 }
 
+/// "no campaign on P (within N plies) in FILE".
+fn no_campaign(args: &CampaignStatusArgs, pos: &crate::game::Position) -> String {
+    let within = args
+        .max_plies
+        .map_or(String::new(), |plies| format!(" within {plies} plies"));
+    format!("no campaign on {pos}{within} in {}", args.db.display())
+}
+
 /// Prints where the campaign the arguments name stands; returns the exit code.
 pub fn status(args: &CampaignStatusArgs) -> anyhow::Result<i32> {
     let pos = args.position.resolve()?;
     let database = Database::open_existing(&args.db)?;
-    let status = campaign_status(&database, &pos, args.max_plies)?.with_context(|| {
-        let within = args
-            .max_plies
-            .map_or(String::new(), |plies| format!(" within {plies} plies"));
-        format!("no campaign on {pos}{within} in {}", args.db.display())
-    })?;
+    let status = campaign_status(&database, &pos, args.max_plies)?
+        .with_context(|| no_campaign(args, &pos))?;
     let text = if args.json {
         serde_json::to_string(&status)? + "\n"
     } else {
         status_text(&status) + &status.guide.as_ref().map_or_else(String::new, refit_line)
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+/// Drops the kept trees of the campaign the arguments name; returns the exit code.
+pub fn reset(args: &CampaignStatusArgs) -> anyhow::Result<i32> {
+    let pos = args.position.resolve()?;
+    let database = Database::open_existing(&args.db)?;
+    let dropped =
+        reset_campaign(&database, &pos, args.max_plies)?.with_context(|| no_campaign(args, &pos))?;
+    let text = if args.json {
+        serde_json::json!({ "nodes_dropped": dropped }).to_string() + "\n"
+    } else {
+        format!(
+            "dropped the campaign's kept trees ({dropped} nodes); its facts, totals and trend \
+             stay, and the next run starts its trees anew\n"
+        )
     };
     std::io::stdout().write_all(text.as_bytes())?;
     Ok(EXIT_OK)

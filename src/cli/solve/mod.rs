@@ -50,6 +50,7 @@ pub fn run_campaign(command: &CampaignCommand) -> anyhow::Result<i32> {
         CampaignCommand::Run(args) => campaign::run(args),
         CampaignCommand::Status(args) => campaign::status(args),
         CampaignCommand::Certify(args) => campaign::certify(args),
+        CampaignCommand::Reset(args) => campaign::reset(args),
     }
 }
 

@@ -12,7 +12,7 @@
 
 use super::report::Verdict;
 use crate::db::campaign::guide::KeptGuide;
-use crate::db::campaign::{KeptNode, Question, Totals, TrendSample, NO_NODE};
+use crate::db::campaign::{kept_tree_defect, KeptNode, Question, Totals, TrendSample, NO_NODE};
 use crate::db::key::canonical;
 use crate::db::{Database, DbError};
 use crate::game::{Player, Position};
@@ -62,7 +62,8 @@ pub struct QuestionStatus {
 }
 
 /// The campaign on `pos` (or a symmetric image of it), if one was started; with `within`, the
-/// campaign of its questions within so many plies.
+/// campaign of its questions within so many plies. A kept tree that `campaign run` would
+/// refuse is refused here too ([`DbError::DamagedTree`]).
 pub fn campaign_status(
     database: &Database,
     pos: &Position,
@@ -78,6 +79,9 @@ pub fn campaign_status(
     for attacker in [side, side.opponent()] {
         let question = Question { campaign, attacker };
         let tree = database.kept_tree(question)?;
+        if let Some(defect) = kept_tree_defect(&tree, &image) {
+            return Err(database.damaged_tree(defect));
+        }
         let shape = TreeShape::of(&tree);
         questions.push(QuestionStatus {
             attacker,
@@ -105,6 +109,25 @@ pub fn campaign_status(
         questions,
         guide: database.kept_guide(campaign)?,
     }))
+}
+
+/// Drops the kept trees of the campaign on `pos` (`within`: its bounded one), so that the next
+/// run starts them anew; the facts it settled stay, and answer the next run's leaves at once.
+/// The way out of a tree that is damaged ([`DbError::DamagedTree`]). Refused while another
+/// process runs the campaign ([`DbError::CampaignBusy`]). Returns the nodes dropped, `None`
+/// when there is no such campaign.
+pub fn reset_campaign(
+    database: &Database,
+    pos: &Position,
+    within: Option<u32>,
+) -> Result<Option<u64>, DbError> {
+    let Some(campaign) = database.find_campaign(pos, within)? else {
+        return Ok(None);
+    };
+    database.take_lease(campaign)?;
+    let dropped = database.drop_kept_trees(campaign);
+    database.release_lease(campaign)?;
+    dropped.map(Some)
 }
 
 /// The depth and open leaves of a kept tree.

@@ -147,15 +147,18 @@ pub struct Campaign<'a> {
 
 impl<'a> Campaign<'a> {
     /// The campaign `request` asks for (of its bounded question, with its own trees, when the
-    /// options set [`SolveOptions::max_plies`]). Refused before any search when the engine is
-    /// not PN-DFPN (before the database is opened or created), or when the database cannot hold
-    /// it.
+    /// options set [`SolveOptions::max_plies`]), with its lease taken: this process is its one
+    /// writer until the campaign is dropped ([`crate::db::campaign::lease`]). Refused before
+    /// any search when the engine is not PN-DFPN (before the database is opened or created),
+    /// when the database cannot hold it, or when another live process runs it
+    /// ([`DbError::CampaignBusy`]).
     pub fn open(request: &'a CampaignRequest) -> Result<Campaign<'a>, CampaignError> {
         if request.options.engine != Engine::PnDfpn {
             return Err(CampaignError::WrongEngine(request.options.engine));
         }
         let database = Database::open(&request.database)?;
         let id = database.campaign(&request.position, request.options.max_plies)?;
+        database.take_lease(id)?;
         Ok(Campaign {
             request,
             database,

@@ -270,10 +270,19 @@ fn choose_move(
 }
 
 /// A move of `moves` drawn with chances proportional to its visits to the power `1 / t`.
+///
+/// The weights are taken relative to the most visited move's, in log space:
+/// `(v / v_max)^(1/t) = exp((ln v - ln v_max) / t)`, which lies in (0, 1] for every `t > 0`.
+/// Raised as they are, `v^(1/t)` overflows to infinity for small `t` (`1000^(1/0.01)` is
+/// 10^300), every weight alike, and the draw fell through to the last move; here the most
+/// visited moves weigh 1 whatever `t`, a very small `t` gives the others 0 (the most visited
+/// is chosen, as documented), and a very large one gives every move about 1 (uniform).
 fn draw_by_visits(moves: &[&PlayedMove], t: f64, rng: &mut Rng) -> Option<Move> {
+    let log_visits = |m: &PlayedMove| f64::from(m.visits.max(1)).ln();
+    let most = moves.iter().map(|m| log_visits(m)).fold(f64::NEG_INFINITY, f64::max);
     let weights: Vec<f64> = moves
         .iter()
-        .map(|m| f64::from(m.visits.max(1)).powf(1.0 / t))
+        .map(|m| ((log_visits(m) - most) / t).exp())
         .collect();
     let total: f64 = weights.iter().sum();
     let mut point = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
@@ -283,7 +292,8 @@ fn draw_by_visits(moves: &[&PlayedMove], t: f64, rng: &mut Rng) -> Option<Move> 
         }
         point -= weight;
     }
-    moves.last().map(|m| m.mv)
+    // Rounding may leave `point` a hair past the last weight: a most visited move then.
+    moves.iter().rev().find(|m| log_visits(m) == most).map(|m| m.mv)
 }
 
 /// The move when the tree gives none: a win at once if there is one; for any other proved
@@ -388,4 +398,54 @@ pub fn appraise(
         nodes: report.search.dfpn_nodes,
         elapsed: start.elapsed(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn played(square: usize, visits: u32) -> PlayedMove {
+        PlayedMove {
+            mv: Move::from_square(square),
+            bounds: Bounds::UNKNOWN,
+            visits,
+            estimate: None,
+        }
+    }
+
+    /// How often each of `moves` is drawn in 2,000 draws at temperature `t`.
+    fn draws(moves: &[PlayedMove], t: f64) -> Vec<u32> {
+        let refs: Vec<&PlayedMove> = moves.iter().collect();
+        let mut rng = Rng::new(7);
+        let mut counts = vec![0; moves.len()];
+        for _ in 0..2000 {
+            let chosen = draw_by_visits(&refs, t, &mut rng).expect("a move");
+            counts[moves.iter().position(|m| m.mv == chosen).unwrap()] += 1;
+        }
+        counts
+    }
+
+    #[test]
+    fn a_tiny_temperature_draws_the_most_visited_move() {
+        // The case: the most visited move neither first nor last.
+        let moves = [played(0, 1926), played(5, 3216), played(8, 1200)];
+        for t in [0.01, 0.001, 1e-10, 1e-300, f64::MIN_POSITIVE] {
+            assert_eq!(draws(&moves, t), [0, 2000, 0], "temperature {t}");
+        }
+    }
+
+    #[test]
+    fn a_huge_temperature_draws_about_uniformly() {
+        let moves = [played(0, 1), played(5, 100_000), played(8, 50)];
+        for t in [1e6, 1e300, f64::MAX, f64::INFINITY] {
+            let counts = draws(&moves, t);
+            assert!(counts.iter().all(|&c| (550..=780).contains(&c)), "{t}: {counts:?}");
+        }
+    }
+
+    #[test]
+    fn temperature_one_draws_in_proportion_to_visits() {
+        let counts = draws(&[played(0, 1000), played(5, 3000)], 1.0);
+        assert!((400..=600).contains(&counts[0]), "{counts:?}");
+    }
 }
