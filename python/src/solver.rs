@@ -17,6 +17,7 @@ use uttt::db::{Database, Source};
 use uttt::game::{parse_game_arg_under, Move, Position};
 use uttt::search::dfpn::{Limits, LiveStats};
 use uttt::search::mcts::MctsOptions;
+use uttt::search::threads::{check_startable, MAX_THREADS};
 use uttt::search::SolveOptions;
 use uttt::services::json::review_lines;
 use uttt::services::json::PlayJson;
@@ -186,8 +187,14 @@ impl PySolver {
         estimate_playouts: Option<u64>,
     ) -> PyResult<PySolver> {
         let defaults = SolveOptions::default();
-        if threads == Some(0) {
-            return Err(value_error("threads must be at least 1"));
+        if let Some(threads) = threads {
+            if !(1..=MAX_THREADS).contains(&threads) {
+                return Err(value_error(format!(
+                    "threads must be between 1 and {MAX_THREADS}, not {threads}"
+                )));
+            }
+            // A count the system cannot start is refused here, in its words.
+            check_startable(threads).map_err(error_words)?;
         }
         let options = SolveOptions {
             engine: self::engine(engine)?.unwrap_or(defaults.engine),
@@ -244,6 +251,11 @@ impl PySolver {
                 |solver| solver.solve_win_in(&pos, mode),
             )?
             .value;
+        if let Some(failure) = report.failure {
+            return Err(PyRuntimeError::new_err(format!(
+                "the search could not run: {failure}"
+            )));
+        }
         to_python(py, &SolveJson::of(&report))
     }
 
@@ -277,6 +289,11 @@ impl PySolver {
                 solver.analyze_win_in(&pos, mode)
             })?
             .value;
+        if let Some(failure) = analysis.failure {
+            return Err(PyRuntimeError::new_err(format!(
+                "the analysis could not run: {failure}"
+            )));
+        }
         let threads = options.worker_threads();
         to_python(
             py,

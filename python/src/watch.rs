@@ -45,10 +45,16 @@ pub fn run_watched<T: Send>(
     let start = Instant::now();
     let (done, finished) = crossbeam_channel::bounded(1);
     std::thread::scope(|scope| {
-        scope.spawn(move || {
-            // The receiver waits until the work ends, so the send cannot fail.
-            let _ = done.send(work());
-        });
+        std::thread::Builder::new()
+            .spawn_scoped(scope, move || {
+                // The receiver waits until the work ends, so the send cannot fail.
+                let _ = done.send(work());
+            })
+            .map_err(|error| {
+                pyo3::exceptions::PyRuntimeError::new_err(format!(
+                    "cannot start the search's thread: {error}"
+                ))
+            })?;
         let mut interrupt = None;
         let mut failure = None;
         let mut next_report = progress.every;

@@ -21,6 +21,9 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<i32> {
         guide: args.guide.checked()?,
         ..defaults
     };
+    // A thread count the system cannot start is refused before the server listens (a
+    // request that meets a refusal later answers 500).
+    crate::search::threads::check_startable(options.threads)?;
     let config = ServerConfig {
         address: SocketAddr::new(args.bind, args.port),
         rules: args.rule_set.rules,

@@ -76,7 +76,11 @@ fn holder_words(holder: &LeaseHolder) -> String {
     format!(
         "process {} on host {} (for {} s)",
         holder.pid,
-        if holder.host.is_empty() { "?" } else { &holder.host },
+        if holder.host.is_empty() {
+            "?"
+        } else {
+            &holder.host
+        },
         super::now_seconds().saturating_sub(holder.taken)
     )
 }

@@ -61,8 +61,9 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buf
     let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();
     std::thread::scope(|scope| {
-        // This thread is the rank's last search thread.
-        spawn_workers(
+        // This thread is the rank's last search thread. Should the system refuse the others,
+        // it searches alone: the rank's jobs still run, each answer the same.
+        let started = spawn_workers(
             scope,
             threads - 1,
             &job_rx,
@@ -71,6 +72,12 @@ pub fn serve(world: &SimpleCommunicator, table: &Table, threads: usize, send_buf
             limits,
             &failed,
         );
+        if let Err(error) = started {
+            eprintln!(
+                "uttt: rank {}: {error}; the rank searches on one thread",
+                world.rank()
+            );
+        }
         let mut rank = WorkerRank {
             root_rank: world.process_at_rank(0),
             send_buffer,

@@ -27,6 +27,7 @@ pub mod pn_dfpn;
 pub mod pv;
 pub mod rules;
 pub mod shared_dfpn;
+pub mod threads;
 pub mod workers;
 
 pub use job::{Job, JobResult, JobTerms, WorkBudget};

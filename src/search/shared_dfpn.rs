@@ -9,6 +9,7 @@
 use super::dfpn::{Dfpn, Limits};
 use super::numbers::Numbers;
 use super::options::SolveOptions;
+use super::threads::{join_gated, spawn_gated, ThreadError};
 use super::Question;
 use crate::game::Position;
 use crate::table::{Table, TableCounters};
@@ -30,7 +31,8 @@ pub struct SharedRun {
 
 /// Searches `question` at `root` with `options.threads` DFPN searchers (at least one; with
 /// the options' ε and guide)
-/// against `table`, within `limits` and `node_budget` MID calls in all (split evenly).
+/// against `table`, within `limits` and `node_budget` MID calls in all (split evenly). A thread
+/// the system refuses ends it before any search.
 pub fn search(
     root: &Position,
     question: Question,
@@ -38,7 +40,7 @@ pub fn search(
     table: &Table,
     limits: Limits,
     node_budget: u64,
-) -> SharedRun {
+) -> Result<SharedRun, ThreadError> {
     let (epsilon, threads) = (options.epsilon, options.threads.max(1));
     let estimate = limits.estimate(options.guide);
     // Raised when one searcher solves the root or when `limits.stop` is raised.
@@ -49,45 +51,40 @@ pub fn search(
     };
     let share = (node_budget / threads as u64).max(1);
     let runs: Vec<(Numbers, u64, TableCounters)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|i| {
-                let done = &done;
-                scope.spawn(move || {
-                    let mut searcher =
-                        Dfpn::new(table, question, epsilon * (1 + i) as f64, shared_limits)
-                            .guided_by(estimate);
-                    if i == 0 {
-                        searcher = searcher.publishing_root_numbers();
-                    }
-                    let numbers = searcher.solve(root, share);
-                    if numbers.is_solved() {
-                        done.store(true, Ordering::Relaxed);
-                    }
-                    (numbers, searcher.nodes(), searcher.counters())
-                })
-            })
-            .collect();
+        let handles = spawn_gated(scope, threads, |i| {
+            let done = &done;
+            move || {
+                let mut searcher =
+                    Dfpn::new(table, question, epsilon * (1 + i) as f64, shared_limits)
+                        .guided_by(estimate);
+                if i == 0 {
+                    searcher = searcher.publishing_root_numbers();
+                }
+                let numbers = searcher.solve(root, share);
+                if numbers.is_solved() {
+                    done.store(true, Ordering::Relaxed);
+                }
+                (numbers, searcher.nodes(), searcher.counters())
+            }
+        })?;
         while !handles.iter().all(|h| h.is_finished()) {
             if limits.stop.load(Ordering::Relaxed) {
                 done.store(true, Ordering::Relaxed);
             }
             std::thread::sleep(STOP_POLL);
         }
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a shared-table searcher panicked"))
-            .collect()
-    });
+        Ok::<_, ThreadError>(handles.into_iter().map(join_gated).collect())
+    })?;
     let mut counters = TableCounters::default();
     for run in &runs {
         counters.add(&run.2);
     }
-    SharedRun {
+    Ok(SharedRun {
         numbers: runs
             .iter()
             .find(|run| run.0.is_solved())
             .map_or(runs[0].0, |run| run.0),
         nodes: runs.iter().map(|run| run.1).sum(),
         counters,
-    }
+    })
 }

@@ -181,7 +181,10 @@ impl Searches<'_> {
                 let report = self
                     .solver(&options, stop, progress)
                     .solve_win_in(position, *win_in);
-                json(&SolveJson::of(&report))
+                match &report.failure {
+                    Some(failure) => Answer::error(500, failure),
+                    None => json(&SolveJson::of(&report)),
+                }
             }
             Request::Analyze {
                 position, win_in, ..
@@ -190,7 +193,10 @@ impl Searches<'_> {
                     .solver(&options, stop, progress)
                     .analyze_win_in(position, *win_in);
                 let threads = options.worker_threads();
-                json(&AnalysisJson::of(&analysis, options.engine.name(), threads))
+                match &analysis.failure {
+                    Some(failure) => Answer::error(500, failure),
+                    None => json(&AnalysisJson::of(&analysis, options.engine.name(), threads)),
+                }
             }
             Request::Review {
                 rules,
@@ -251,7 +257,7 @@ impl Searches<'_> {
         let mut player = self.players.take(position);
         let answer = match player.choose(position, self.table, self.database, &play, limits) {
             Ok(report) => json(&PlayJson::of(&report, play.search.threads)),
-            Err(error) => Answer::error(500, &format!("the database: {error}")),
+            Err(error) => Answer::error(500, &error.to_string()),
         };
         self.players.keep(player);
         answer
@@ -267,6 +273,9 @@ impl Searches<'_> {
         progress: &Progress,
     ) -> Answer {
         let report = self.solver(options, stop, progress).solve(position);
+        if let Some(failure) = &report.failure {
+            return Answer::error(500, failure);
+        }
         let unsolved = || {
             let limits: Vec<String> = [
                 options.time_limit.map(|t| format!("{} s", t.as_secs_f64())),

@@ -60,6 +60,10 @@ pub struct Analysis {
     /// that does not keeps an unknown value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub within: Option<u32>,
+    /// Why the analysis could not run its searches, when it could not (the system refused
+    /// their threads): then its moves are incomplete, and this is an error, not an answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 impl Analysis {
@@ -160,6 +164,7 @@ fn analyze(
     let mut counters = TableCounters::default();
     let mut moves: Vec<MoveAnalysis> = Vec::new();
     let mut cannot_win = Vec::new();
+    let mut failure = None;
     let legal = pos.legal_moves();
     let solve_time = match options.max_plies {
         None if estimates => options.time_limit.map(|t| t - t / ESTIMATE_TIME_SHARE),
@@ -196,6 +201,10 @@ fn analyze(
         }
         let after = pos.play(mv);
         let report = solve(&after, &per_move);
+        if report.failure.is_some() {
+            failure = report.failure;
+            break;
+        }
         nodes += report.nodes;
         counters.add(&report.table.counters());
         // What the solve did prove when a limit stopped it: a question it settled.
@@ -231,6 +240,7 @@ fn analyze(
             nodes,
             table: TableReport::of(table, &counters),
             within: options.max_plies,
+            failure,
         },
         cannot_win,
         start,

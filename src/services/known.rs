@@ -175,7 +175,9 @@ impl<'a> DatabaseKeeper<'a> {
 
     /// A keeper of the campaign `campaign`'s tree for the question `asked` ("does A win?",
     /// bounded or not) at `root` (its canonical position); its first record counts a new run
-    /// (a question settled in an earlier run is only read again, and records nothing).
+    /// (a question settled in an earlier run is only read again, and records nothing). Takes
+    /// the campaign's lease for `database` unless it holds it (refused while another process
+    /// runs the campaign).
     pub(super) fn campaign(
         database: &'a Database,
         policy: StorePolicy,
@@ -187,6 +189,8 @@ impl<'a> DatabaseKeeper<'a> {
             campaign,
             attacker: asked.attacker,
         };
+        // One writer per campaign: the lease before the tree (held already by a campaign run).
+        database.hold_lease(campaign)?;
         let kept = database.kept_tree(question)?;
         // The search takes the tree whole, following its links and replaying its moves.
         if let Some(defect) = kept_tree_defect(&kept, root) {

@@ -163,6 +163,10 @@ pub struct SolveReport {
     /// How soon the win comes, when asked (see [`super::WinInMode`]).
     #[serde(default)]
     pub win_in: super::WinInAnswer,
+    /// Why the search could not run, when it could not (the system refused its threads): the
+    /// verdict is then unknown, and this is an error, not an answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 /// What the database of solved positions did for one solve.

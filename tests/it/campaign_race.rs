@@ -4,7 +4,7 @@
 //! tree that `campaign status` and the next run take, with no committed work lost.
 use crate::common::{self, run_uttt, temp_dir};
 use std::process::Child;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A position whose campaign stays open for the whole race (it takes seconds to settle).
 const RACED: &str = common::SIX_SECOND_X_WIN;
@@ -37,22 +37,10 @@ fn start_run(db: &str, limit: &str) -> Child {
     )
 }
 
-/// Waits for `child` at most `limit`, killing it past that (a hang fails the test).
-fn wait_within(mut child: Child, limit: Duration) -> (i32, String) {
-    use std::io::Read;
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            panic!("a campaign run did not end within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let mut err = String::new();
-    if let Some(mut stderr) = child.stderr.take() {
-        let _ = stderr.read_to_string(&mut err);
-    }
-    (child.wait().unwrap().code().unwrap_or(-1), err)
+/// Waits for `run` at most `limit` (a hang fails the test): its exit code and stderr.
+fn wait_within(run: Child, limit: Duration) -> (i32, String) {
+    let (code, _, err, _) = common::finish_within(run, limit);
+    (code, err)
 }
 
 /// `campaign status` of [`RACED`] in `db`, which must take the tree: (jobs, tree nodes) of the
@@ -69,8 +57,7 @@ fn committed(db: &str) -> (u64, u64) {
 }
 
 #[test]
-fn a_second_run_of_a_campaign_is_refused_naming_the_first_and_a_killed_runs_lease_is_taken_over()
-{
+fn a_second_run_of_a_campaign_is_refused_naming_the_first_and_a_killed_runs_lease_is_taken_over() {
     let dir = temp_dir("campaign-lease");
     let db = dir.join("c.db");
     let db = db.to_str().unwrap();
@@ -83,8 +70,10 @@ fn a_second_run_of_a_campaign_is_refused_naming_the_first_and_a_killed_runs_leas
     let (code, err) = wait_within(start_run(db, "60s"), Duration::from_secs(20));
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains(&format!("is being run in database {db} by process {}", first.id()))
-            && err.contains("one run at a time"),
+        err.contains(&format!(
+            "is being run in database {db} by process {}",
+            first.id()
+        )) && err.contains("one run at a time"),
         "{err}"
     );
     // Killed: its lease stays in the file, and the next run takes it over.
@@ -115,11 +104,14 @@ fn race_and_kill(rounds: usize) {
             }
             let (code, err) = wait_within(run, Duration::from_secs(60));
             assert!(
-                matches!(code, -1 | 0 | 1 | 2),
+                (-1..=2).contains(&code),
                 "round {round}: exit {code}: {err}"
             );
             if code == 2 {
-                assert!(err.contains("is being run in database"), "round {round}: {err}");
+                assert!(
+                    err.contains("is being run in database"),
+                    "round {round}: {err}"
+                );
                 refused += 1;
             }
             codes.push(code);

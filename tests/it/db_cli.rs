@@ -228,7 +228,7 @@ fn two_processes_that_open_an_old_or_a_new_database_at_once_both_succeed() {
             .query_row("PRAGMA user_version", [], |row| row.get(0))
             .unwrap();
         assert_eq!(
-            version, 4,
+            version, 5,
             "round {round}: brought up to the current version"
         );
         let (code, stats, err) = run_uttt(&["db", "stats", db, "--json"]);

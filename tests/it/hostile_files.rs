@@ -4,7 +4,7 @@
 //! Each case ends in bounded time (a hang fails the test, it does not hang it), without a
 //! panic, and with the files it was given whole. Seeded random bytes in table files and
 //! databases are in `random_bytes`.
-use crate::common::{self, run_uttt};
+use crate::common::{self, finish_within, run_uttt, spawn_uttt as spawn};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -14,42 +14,6 @@ use uttt::game::{Position, Rng};
 
 /// O wins in well under a second (the README's tour).
 const POSITION: &str = "X;..O@.....;.X.X..X../...O.XX.O/..OXO.O../OX.O.O.../OOX....../....XOXX./OOXX..OO./..O.X..../..X...X..";
-
-/// The built binary with `args`, started with its output captured.
-fn spawn(args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_uttt"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("uttt runs")
-}
-
-/// Waits for `child` at most `limit`: its exit code, stdout and stderr, and how long it took.
-/// A child still running then is killed and the test fails: a hang is a failure here.
-fn finish_within(mut child: Child, limit: Duration) -> (i32, String, String, Duration) {
-    let began = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if began.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "still running after {limit:?}; stderr: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let took = began.elapsed();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        took,
-    )
-}
 
 fn text(path: &Path) -> &str {
     path.to_str().unwrap()

@@ -22,6 +22,7 @@ mod everyday_cli;
 mod game_rules;
 mod gen_cli;
 mod hostile_files;
+mod hostile_resources;
 mod independent_checker;
 mod kills_oracle;
 mod learn_cli;

@@ -55,7 +55,9 @@ fn check_tree_bounds(
             leaf_work,
             ..search_options(threads, 4_000, seed)
         };
-        let report = mcts.search(&table, &options, Limits::stop_only(&stop), &[]);
+        let report = mcts
+            .search(&table, &options, Limits::stop_only(&stop), &[])
+            .unwrap();
         if report.bounds.is_exact() {
             proved_roots.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
@@ -153,7 +155,9 @@ fn one_thread_one_seed_and_a_budget_give_the_same_search() {
         let mut mcts = Mcts::new(pos, 64 << 20);
         let stop = AtomicBool::new(false);
         let options = search_options(1, 20_000, seed);
-        let report = mcts.search(&table, &options, Limits::stop_only(&stop), &[]);
+        let report = mcts
+            .search(&table, &options, Limits::stop_only(&stop), &[])
+            .unwrap();
         (report.results, report.children, report.pv)
     };
     let first = run(3);

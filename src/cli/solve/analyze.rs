@@ -33,6 +33,9 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<i32> {
         use_database(solver, database.as_ref(), &args.search, Source::Analyze)
             .analyze_win_in(&pos, args.win_in.mode())
     });
+    if let Some(failure) = &analysis.failure {
+        anyhow::bail!("the analysis could not run: {failure}");
+    }
     table.flush(true)?;
     let text = if args.search.json {
         let json = AnalysisJson::of(&analysis, options.engine.name(), options.worker_threads());

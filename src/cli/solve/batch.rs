@@ -15,6 +15,7 @@ use crate::cli::args::{SearchArgs, SolveArgs};
 use crate::cli::{interrupt, EXIT_CERTIFICATE_FAILED, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
 use crate::files;
+use crate::search::threads::spawn_gated;
 use crate::search::SolveOptions;
 use crate::services::certify::CertificateFileError;
 use crate::services::{
@@ -109,11 +110,12 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     let mut summary = Summary::default();
     let mut out = std::io::stdout().lock();
     let printed = std::thread::scope(|scope| -> anyhow::Result<()> {
-        for _ in 0..jobs {
+        // The solving threads: all of them, or an error in the system's words.
+        spawn_gated(scope, jobs, |_| {
             let sender = sender.clone();
             let (table, options, inputs) = (&table, &options, inputs.clone());
             let database = database.as_ref();
-            scope.spawn(move || {
+            move || {
                 while let Some((i, entry)) = next_input(&inputs, stop) {
                     let outcome = match entry.parsed {
                         Err(message) => Outcome::Bad(message),
@@ -122,6 +124,10 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
                             let report =
                                 use_database(solver, database, &args.search, Source::Solve)
                                     .solve_win_in(&pos, args.win_in.mode());
+                            if let Some(failure) = report.failure {
+                                let _ = sender.send((i, entry.line, Outcome::Bad(failure)));
+                                continue;
+                            }
                             let certificate = wants_certificate
                                 .then(|| certify(args, &report, table, options, entry.line))
                                 .flatten();
@@ -136,8 +142,8 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
                         break;
                     }
                 }
-            });
-        }
+            }
+        })?;
         drop(sender);
         drop(inputs);
         if !args.search.json {

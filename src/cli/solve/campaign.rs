@@ -14,8 +14,8 @@ use crate::search::options::DEFAULT_EPSILON;
 use crate::search::SolveOptions;
 use crate::services::campaign::snapshot::{snapshot_file, SnapshotReport};
 use crate::services::campaign::{
-    campaign_status, reset_campaign, settled_campaign, Campaign, CampaignError, CampaignRequest, CampaignRun,
-    CampaignStatus, Learning, QuestionStatus, SnapshotPlan,
+    campaign_status, reset_campaign, settled_campaign, Campaign, CampaignError, CampaignRequest,
+    CampaignRun, CampaignStatus, Learning, QuestionStatus, SnapshotPlan,
 };
 use crate::services::certify::{certify_campaign, write_and_check_with};
 use crate::services::memory::anonymous_table;
@@ -238,6 +238,9 @@ fn print_run(
     as_json: bool,
 ) -> anyhow::Result<i32> {
     let report: &SolveReport = &ran.report;
+    if let Some(failure) = &report.failure {
+        anyhow::bail!("the search could not run: {failure}");
+    }
     let text = if as_json {
         serde_json::to_string(json)? + "\n"
     } else {
@@ -283,8 +286,8 @@ pub fn status(args: &CampaignStatusArgs) -> anyhow::Result<i32> {
 pub fn reset(args: &CampaignStatusArgs) -> anyhow::Result<i32> {
     let pos = args.position.resolve()?;
     let database = Database::open_existing(&args.db)?;
-    let dropped =
-        reset_campaign(&database, &pos, args.max_plies)?.with_context(|| no_campaign(args, &pos))?;
+    let dropped = reset_campaign(&database, &pos, args.max_plies)?
+        .with_context(|| no_campaign(args, &pos))?;
     let text = if args.json {
         serde_json::json!({ "nodes_dropped": dropped }).to_string() + "\n"
     } else {

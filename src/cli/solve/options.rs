@@ -40,9 +40,12 @@ pub fn search_options(
         anyhow::bail!("--epsilon must be between 0 and 16, not {}", args.epsilon);
     }
     let defaults = SolveOptions::default();
+    let threads = args.threads.map_or(defaults.threads, |t| t as usize);
+    // A count the system cannot start is refused here, in its words, before any work.
+    crate::search::threads::check_startable(threads)?;
     Ok(SolveOptions {
         engine: args.engine.map_or(defaults.engine, Engine::from),
-        threads: args.threads.map_or(defaults.threads, |t| t as usize),
+        threads,
         epsilon: args.epsilon,
         time_limit: args.time_limit,
         node_limit: args.node_limit,

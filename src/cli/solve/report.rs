@@ -409,6 +409,7 @@ mod tests {
             nodes: 0,
             table: TableReport::default(),
             within: None,
+            failure: None,
         }
     }
 

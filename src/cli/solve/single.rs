@@ -55,6 +55,9 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
                 .solve_win_in(&pos, args.win_in.mode())
         }
     });
+    if let Some(failure) = &report.failure {
+        anyhow::bail!("the search could not run: {failure}");
+    }
     let request = CertificateRequest {
         path: args.certificate.as_deref(),
         verify: args.verify,

@@ -130,6 +130,15 @@ impl Database {
         Ok(())
     }
 
+    /// Makes sure this handle holds `campaign`'s lease: taken ([`Database::take_lease`]) unless
+    /// held already. What a search that keeps a campaign's tree asks before it loads it.
+    pub fn hold_lease(&self, campaign: CampaignId) -> Result<(), DbError> {
+        if self.held_leases().iter().any(|&(c, _)| c == campaign) {
+            return Ok(());
+        }
+        self.take_lease(campaign)
+    }
+
     /// Gives `campaign`'s lease back, if this handle holds it (a row another process has
     /// taken over since is left alone).
     pub fn release_lease(&self, campaign: CampaignId) -> Result<(), DbError> {
@@ -305,8 +314,7 @@ fn host_name() -> String {
     {
         // SAFETY: the buffer is writable for its length; the name is NUL-terminated within it
         // when it fits (the last byte is kept 0 for when it does not).
-        let result =
-            unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len() - 1) };
+        let result = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len() - 1) };
         if result != 0 {
             return String::new();
         }
@@ -323,7 +331,8 @@ fn new_token() -> i64 {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    let seed = nanos ^ (u64::from(std::process::id()) << 40) ^ COUNT.fetch_add(1, Ordering::Relaxed);
+    let seed =
+        nanos ^ (u64::from(std::process::id()) << 40) ^ COUNT.fetch_add(1, Ordering::Relaxed);
     crate::game::Rng::new(seed).next_u64() as i64
 }
 

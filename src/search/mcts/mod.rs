@@ -29,6 +29,7 @@ pub use tree::ChildStats;
 
 use super::dfpn::Limits;
 use crate::game::{Move, Position, Rng};
+use crate::search::threads::{join_gated, spawn_gated, ThreadError};
 use crate::table::Table;
 use leaf::Looker;
 use serde::{Deserialize, Serialize};
@@ -182,13 +183,14 @@ impl Mcts {
     /// change. The DFPN looks publish their nodes to `limits`' live display; the deadline is
     /// `options`' time limit from now. `known` holds facts from outside (a database) about the
     /// root and the positions after its moves, met with what the first look at each finds.
+    /// A thread the system refuses ends it before any playout (the tree is kept as it was).
     pub fn search(
         &mut self,
         table: &Table,
         options: &MctsOptions,
         limits: Limits<'_>,
         known: &[(Position, Bounds)],
-    ) -> MctsReport {
+    ) -> Result<MctsReport, ThreadError> {
         let start = Instant::now();
         let limits = Limits {
             deadline: options
@@ -214,27 +216,22 @@ impl Mcts {
             budget: super::options::tighter(options.playouts, Some(room)),
         });
         let threads = options.threads.max(1);
-        let dfpn_nodes: u64 = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|thread| {
-                    let shared = &shared;
-                    let seed = crate::game::tables::splitmix64(options.seed ^ thread as u64).0;
-                    let seed = if thread == 0 { options.seed } else { seed };
-                    scope.spawn(move || {
-                        let mut looker = Looker::new(table, limits, known);
-                        search_thread(shared, &mut looker, options, growth, &limits, start, seed);
-                        looker.dfpn_nodes
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|worker| worker.join().expect("a search thread panicked"))
-                .sum()
+        let dfpn_nodes = std::thread::scope(|scope| {
+            let workers = spawn_gated(scope, threads, |thread| {
+                let shared = &shared;
+                let seed = crate::game::tables::splitmix64(options.seed ^ thread as u64).0;
+                let seed = if thread == 0 { options.seed } else { seed };
+                move || {
+                    let mut looker = Looker::new(table, limits, known);
+                    search_thread(shared, &mut looker, options, growth, &limits, start, seed);
+                    looker.dfpn_nodes
+                }
+            })?;
+            Ok::<u64, ThreadError>(workers.into_iter().map(join_gated).sum())
         });
         let shared = shared.into_inner();
         self.tree = shared.tree;
-        self.report(shared.finished, reused, dfpn_nodes, start.elapsed())
+        Ok(self.report(shared.finished, reused, dfpn_nodes?, start.elapsed()))
     }
 
     fn report(&self, playouts: u64, reused: u64, dfpn_nodes: u64, elapsed: Duration) -> MctsReport {

@@ -4,6 +4,7 @@
 use super::{receive_from_threads, spare_jobs, spawn_workers, start_round, Workers};
 use crate::search::dfpn::Limits;
 use crate::search::job::{Job, JobResult, JobTerms};
+use crate::search::threads::ThreadError;
 use crate::table::Table;
 use crossbeam_channel::{Receiver, Sender};
 use std::sync::atomic::AtomicBool;
@@ -63,13 +64,13 @@ fn queued_jobs(threads: usize) -> usize {
 /// Calls `f` with `threads` worker threads (at least one) that run jobs against `table` within
 /// `limits`' deadline, count their nodes in its live display and read its calibration (the
 /// workers are stopped by [`Workers::abort`], not by its stop flag); the threads end when `f`
-/// returns.
+/// returns. A thread the system refuses is an error, and `f` is not called.
 pub fn with_local_workers<R>(
     table: &Table,
     threads: usize,
     limits: Limits,
     f: impl FnOnce(&mut dyn Workers) -> R,
-) -> R {
+) -> Result<R, ThreadError> {
     let abort = AtomicBool::new(false);
     let failed = AtomicBool::new(false);
     let limits = Limits {
@@ -80,7 +81,7 @@ pub fn with_local_workers<R>(
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<JobResult>();
     let threads = threads.max(1);
     std::thread::scope(|scope| {
-        spawn_workers(scope, threads, &job_rx, &result_tx, table, limits, &failed);
+        spawn_workers(scope, threads, &job_rx, &result_tx, table, limits, &failed)?;
         drop(result_tx);
         let mut workers = LocalWorkers {
             threads,
@@ -91,7 +92,7 @@ pub fn with_local_workers<R>(
         };
         // Dropping the workers, also when `f` panics, closes the job channel: the threads
         // finish and the scope ends.
-        f(&mut workers)
+        Ok(f(&mut workers))
     })
 }
 

@@ -9,6 +9,7 @@ pub mod private;
 
 use super::dfpn::Limits;
 use super::job::{Job, JobResult, JobTerms};
+use super::threads::{spawn_gated, ThreadError};
 use crate::table::Table;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -82,8 +83,9 @@ pub(crate) fn spawn_worker<'scope, 'env>(
     });
 }
 
-/// Starts `count` worker threads in `scope` (see [`spawn_worker`]) that share the job channel
-/// `jobs` and send their results to `results`, until either channel closes.
+/// Starts `count` worker threads in `scope` (as [`spawn_worker`] does, all or none: see
+/// [`spawn_gated`]) that share the job channel `jobs` and send their results to `results`,
+/// until either channel closes.
 pub(crate) fn spawn_workers<'scope, 'env>(
     scope: &'scope std::thread::Scope<'scope, 'env>,
     count: usize,
@@ -92,13 +94,15 @@ pub(crate) fn spawn_workers<'scope, 'env>(
     table: &'env Table,
     limits: Limits<'env>,
     failed: &'env AtomicBool,
-) {
-    for _ in 0..count {
-        let results = results.clone();
-        spawn_worker(scope, jobs.clone(), table, limits, failed, move |result| {
-            results.send(result).is_ok()
-        });
-    }
+) -> Result<(), ThreadError> {
+    spawn_gated(scope, count, |_| {
+        let (jobs, results) = (jobs.clone(), results.clone());
+        move || {
+            let _flag = PanicFlag(failed);
+            serve_jobs(jobs, table, limits, |result| results.send(result).is_ok());
+        }
+    })?;
+    Ok(())
 }
 
 /// Raises its flag when dropped while its thread panics: a worker thread holds one, so that

@@ -26,6 +26,7 @@ use crate::search::dfpn::Limits;
 use crate::search::mcts::{Bounds, ChildStats, Mcts, MctsOptions, MctsReport, Score};
 use crate::search::options::{Engine, SolveOptions};
 use crate::search::rules::{immediate_win, safe_moves};
+use crate::search::threads::ThreadError;
 use crate::table::Table;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -96,6 +97,38 @@ fn verdict_of(bounds: Bounds) -> Verdict {
     }
 }
 
+/// Why a player could not choose.
+#[derive(Debug)]
+pub enum PlayError {
+    /// The database failed.
+    Database(DbError),
+    /// The system refused a search thread.
+    Thread(ThreadError),
+}
+
+impl std::fmt::Display for PlayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlayError::Database(error) => write!(f, "the database: {}", error.with_causes()),
+            PlayError::Thread(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for PlayError {}
+
+impl From<DbError> for PlayError {
+    fn from(error: DbError) -> PlayError {
+        PlayError::Database(error)
+    }
+}
+
+impl From<ThreadError> for PlayError {
+    fn from(error: ThreadError) -> PlayError {
+        PlayError::Thread(error)
+    }
+}
+
 /// A player that keeps its search tree from one move to the next (within a game, the tree
 /// below the moves played goes on growing).
 pub struct TreePlayer {
@@ -130,16 +163,16 @@ impl TreePlayer {
         database: Option<&Database>,
         options: &PlayOptions,
         limits: Limits<'_>,
-    ) -> Result<PlayReport, DbError> {
+    ) -> Result<PlayReport, PlayError> {
         let known = match database {
             Some(database) => known_near(database, pos)?,
             None => Vec::new(),
         };
-        Ok(self.choose_knowing(pos, table, &known, options, limits))
+        Ok(self.choose_knowing(pos, table, &known, options, limits)?)
     }
 
     /// [`TreePlayer::choose`], with `known` (facts from outside about positions near `pos`)
-    /// in place of a database's.
+    /// in place of a database's. A search thread the system refuses is an error.
     pub fn choose_knowing(
         &mut self,
         pos: &Position,
@@ -147,7 +180,7 @@ impl TreePlayer {
         known: &[(Position, Bounds)],
         options: &PlayOptions,
         limits: Limits<'_>,
-    ) -> PlayReport {
+    ) -> Result<PlayReport, ThreadError> {
         let search = &options.search;
         let kept_tree = match &mut self.mcts {
             Some(mcts) => mcts.move_to(pos, search.tree_bytes),
@@ -156,7 +189,7 @@ impl TreePlayer {
         let mcts = self
             .mcts
             .get_or_insert_with(|| Mcts::new(*pos, search.tree_bytes));
-        let report = mcts.search(table, search, limits, known);
+        let report = mcts.search(table, search, limits, known)?;
         let rules = pos.rules();
         let moves: Vec<PlayedMove> = report
             .children
@@ -178,7 +211,7 @@ impl TreePlayer {
                 ),
             )
         };
-        PlayReport {
+        Ok(PlayReport {
             position: *pos,
             chosen,
             verdict,
@@ -187,7 +220,7 @@ impl TreePlayer {
             moves,
             search: report,
             kept_tree,
-        }
+        })
     }
 }
 
@@ -279,7 +312,10 @@ fn choose_move(
 /// is chosen, as documented), and a very large one gives every move about 1 (uniform).
 fn draw_by_visits(moves: &[&PlayedMove], t: f64, rng: &mut Rng) -> Option<Move> {
     let log_visits = |m: &PlayedMove| f64::from(m.visits.max(1)).ln();
-    let most = moves.iter().map(|m| log_visits(m)).fold(f64::NEG_INFINITY, f64::max);
+    let most = moves
+        .iter()
+        .map(|m| log_visits(m))
+        .fold(f64::NEG_INFINITY, f64::max);
     let weights: Vec<f64> = moves
         .iter()
         .map(|m| ((log_visits(m) - most) / t).exp())
@@ -293,7 +329,11 @@ fn draw_by_visits(moves: &[&PlayedMove], t: f64, rng: &mut Rng) -> Option<Move> 
         point -= weight;
     }
     // Rounding may leave `point` a hair past the last weight: a most visited move then.
-    moves.iter().rev().find(|m| log_visits(m) == most).map(|m| m.mv)
+    moves
+        .iter()
+        .rev()
+        .find(|m| log_visits(m) == most)
+        .map(|m| m.mv)
 }
 
 /// The move when the tree gives none: a win at once if there is one; for any other proved
@@ -380,13 +420,16 @@ pub fn appraise(
     };
     let never = AtomicBool::new(false);
     let stop = solver.stop_flag().unwrap_or(&never);
-    let report = TreePlayer::new().choose_knowing(
-        pos,
-        solver.table(),
-        &known,
-        &options,
-        Limits::stop_only(stop),
-    );
+    // No estimate when the system refuses its threads: the solve's answer stands alone.
+    let report = TreePlayer::new()
+        .choose_knowing(
+            pos,
+            solver.table(),
+            &known,
+            &options,
+            Limits::stop_only(stop),
+        )
+        .ok()?;
     Some(Appraisal {
         verdict: report.verdict,
         best_move: report
@@ -439,7 +482,10 @@ mod tests {
         let moves = [played(0, 1), played(5, 100_000), played(8, 50)];
         for t in [1e6, 1e300, f64::MAX, f64::INFINITY] {
             let counts = draws(&moves, t);
-            assert!(counts.iter().all(|&c| (550..=780).contains(&c)), "{t}: {counts:?}");
+            assert!(
+                counts.iter().all(|&c| (550..=780).contains(&c)),
+                "{t}: {counts:?}"
+            );
         }
     }
 

@@ -14,6 +14,7 @@ use crate::search::pn_dfpn::{self, PnDfpnConfig, RootQuestion, TreeKeeper, TreeR
 use crate::search::pv::principal_variation;
 use crate::search::rules::immediate_win;
 use crate::search::shared_dfpn;
+use crate::search::threads::ThreadError;
 use crate::search::workers::local::with_local_workers;
 use crate::search::workers::Workers;
 use crate::table::{Table, TableCounters};
@@ -72,6 +73,10 @@ impl ThreeValued<'_> {
                 }
                 if let Some(tree) = &run.tree {
                     merge_tree(report.tree.get_or_insert_with(TreeReport::default), tree);
+                }
+                if run.failure.is_some() {
+                    report.failure = run.failure;
+                    break;
                 }
                 let outcome = binary_outcome(pos, attacker, run.numbers);
                 report.searches.push(SearchReport {
@@ -138,16 +143,20 @@ impl ThreeValued<'_> {
                     counters: searcher.counters(),
                     tree: None,
                     database: None,
+                    failure: None,
                 }
             }
             Engine::SharedDfpn => {
-                let run = shared_dfpn::search(pos, question, options, table, limits, node_budget);
-                BinaryRun {
-                    numbers: run.numbers,
-                    nodes: run.nodes,
-                    counters: run.counters,
-                    tree: None,
-                    database: None,
+                match shared_dfpn::search(pos, question, options, table, limits, node_budget) {
+                    Ok(run) => BinaryRun {
+                        numbers: run.numbers,
+                        nodes: run.nodes,
+                        counters: run.counters,
+                        tree: None,
+                        database: None,
+                        failure: None,
+                    },
+                    Err(error) => BinaryRun::refused(&error),
                 }
             }
             Engine::PnDfpn => {
@@ -185,6 +194,7 @@ impl ThreeValued<'_> {
                                     unreadable: true,
                                     ..DatabaseReport::default()
                                 }),
+                                failure: None,
                             };
                         }
                     },
@@ -207,7 +217,10 @@ impl ThreeValued<'_> {
                 };
                 let run = match workers {
                     Some(workers) => search(workers),
-                    None => with_local_workers(table, options.threads, limits, search),
+                    None => match with_local_workers(table, options.threads, limits, search) {
+                        Ok(run) => run,
+                        Err(error) => return BinaryRun::refused(&error),
+                    },
                 };
                 let database = keeper.map(|mut keeper| {
                     keeper.finish(run.numbers);
@@ -219,6 +232,7 @@ impl ThreeValued<'_> {
                     counters: run.counters,
                     tree: Some(run.tree),
                     database,
+                    failure: None,
                 }
             }
         }
@@ -233,6 +247,22 @@ struct BinaryRun {
     tree: Option<TreeReport>,
     /// What the database keeper did, when the search had one.
     database: Option<DatabaseReport>,
+    /// Why it could not search (see [`SolveReport::failure`]).
+    failure: Option<String>,
+}
+
+impl BinaryRun {
+    /// A run that never searched: the system refused its threads.
+    fn refused(error: &ThreadError) -> BinaryRun {
+        BinaryRun {
+            numbers: Numbers::UNIT,
+            nodes: 0,
+            counters: TableCounters::default(),
+            tree: None,
+            database: None,
+            failure: Some(error.to_string()),
+        }
+    }
 }
 
 /// The report of a solve of `pos` with `options` before anything is known or searched: the
@@ -253,6 +283,7 @@ pub(super) fn unsearched_report(pos: &Position, options: &SolveOptions) -> Solve
         tree: None,
         database: None,
         win_in: WinInAnswer::NotAsked,
+        failure: None,
     }
 }
 

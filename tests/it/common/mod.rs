@@ -84,6 +84,45 @@ pub fn run_uttt(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// The built binary with `args`, started with its output captured.
+pub fn spawn_uttt(args: &[&str]) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_uttt"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("uttt runs")
+}
+
+/// Waits for `child` at most `limit`: its exit code, stdout and stderr, and how long it took.
+/// A child still running then is killed and the test fails: a hang is a failure here.
+pub fn finish_within(
+    mut child: std::process::Child,
+    limit: std::time::Duration,
+) -> (i32, String, String, std::time::Duration) {
+    let began = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if began.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "still running after {limit:?}; stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let took = began.elapsed();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        took,
+    )
+}
+
 /// Starts the built `uttt` with `args` and `input` on its stdin (then closed), stdout and
 /// stderr piped.
 pub fn spawn_fed(args: &[&str], input: &[u8]) -> std::process::Child {
