@@ -5,14 +5,14 @@
 use super::args::{DbCheckArgs, DbCommand, DbImportArgs, DbStatsArgs};
 use super::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::{Database, Fact};
-use crate::files::lines::{LineEnd, LineReader};
+use crate::files::lines::{open_input, LineEnd, LineReader};
 use crate::files::{check_distinct, NamedPath};
 use crate::search::{Engine, SolveOptions};
 use crate::services::memory::anonymous_table;
 use crate::services::units::show_bytes;
 use crate::services::{Solver, Verdict};
 use anyhow::Context;
-use std::io::{BufRead, Write};
+use std::io::Write;
 
 /// Runs a `uttt db` subcommand; returns the exit code.
 pub fn run(command: &DbCommand) -> anyhow::Result<i32> {
@@ -80,13 +80,9 @@ fn import(args: &DbImportArgs) -> anyhow::Result<i32> {
             NamedPath::written("PATH", &args.path),
         ])?;
     }
-    let input: Box<dyn BufRead> = if name == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        let file = std::fs::File::open(&args.file)
-            .with_context(|| format!("cannot read facts from {name}"))?;
-        Box::new(std::io::BufReader::new(file))
-    };
+    // A FIFO (or stdin) is waited for until Ctrl-C or SIGTERM.
+    let input = open_input(&args.file, interrupt::stop_flag(), None, None)
+        .with_context(|| format!("cannot read facts from {name}"))?;
     let mut facts: Vec<Fact> = Vec::new();
     let mut lines = LineReader::new(input, MAX_FACT_BYTES);
     let mut line = Vec::new();

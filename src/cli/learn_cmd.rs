@@ -8,6 +8,7 @@ use super::args::{
 };
 use super::solve::entries::{read_entries, Entries};
 use super::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
+use crate::files::lines::{open_input, read_at_most, LineEnd, LineReader};
 use crate::files::{check_distinct, NamedPath, Replacement};
 use crate::game::{format_position, Player, Position, Rules};
 use crate::search::guide::{embedded_model, Model};
@@ -19,7 +20,7 @@ use crate::services::learn::train::{train, TrainOptions};
 use crate::services::learn::{Prepared, Sample, Settled};
 use anyhow::Context;
 use serde_json::json;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -118,20 +119,34 @@ fn run_data(args: &LearnDataArgs) -> anyhow::Result<i32> {
     Ok(interrupt::exit_code().unwrap_or(EXIT_OK))
 }
 
-/// Reads sample files, each line a [`Sample`]; a bad line is an error naming its file, line
-/// and column.
+/// The longest line of a sample file: a sample's JSON is a few hundred bytes.
+const MAX_SAMPLE_BYTES: usize = 64 << 10;
+
+/// Reads sample files, each line a [`Sample`] of at most [`MAX_SAMPLE_BYTES`]; a bad line is
+/// an error naming its file, line and column. A FIFO is waited for until Ctrl-C or SIGTERM.
 fn read_samples(paths: &[PathBuf]) -> anyhow::Result<Vec<Prepared>> {
     let mut prepared = Vec::new();
+    let mut line = Vec::new();
     for path in paths {
-        let file =
-            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-        for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
-            let line = line.with_context(|| format!("cannot read {}", path.display()))?;
-            if line.trim().is_empty() {
-                continue;
-            }
+        let input = open_input(path, interrupt::stop_flag(), None, None)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let mut lines = LineReader::new(input, MAX_SAMPLE_BYTES);
+        for index in 0.. {
+            let end = lines
+                .read_line(&mut line)
+                .with_context(|| format!("cannot read {}", path.display()))?;
             let at = |column: usize| format!("{}:{}:{column}", path.display(), index + 1);
-            let sample: Sample = serde_json::from_str(&line)
+            match end {
+                None => break,
+                Some(LineEnd::TooLong) => anyhow::bail!(
+                    "{}: not a sample: the line is longer than {MAX_SAMPLE_BYTES} bytes (a \
+                     sample's is a few hundred)",
+                    at(1)
+                ),
+                Some(LineEnd::Whole) if line.trim_ascii().is_empty() => continue,
+                Some(LineEnd::Whole) => {}
+            }
+            let sample: Sample = serde_json::from_slice(&line)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", at(e.column())))?;
             if let Some(ready) =
                 Prepared::of(&sample).map_err(|e| anyhow::anyhow!("{}: {e}", at(1)))?
@@ -251,8 +266,18 @@ fn print_quality(label: &str, quality: &Quality) {
 fn load_model(path: Option<&Path>) -> anyhow::Result<Model> {
     match path {
         Some(path) => {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            // A model's file has one length: no more is read (a file that never ends, such
+            // as /dev/zero, is refused after that many bytes, at its header).
+            let bytes = open_input(path, interrupt::stop_flag(), None, None)
+                .and_then(|input| read_at_most(input, Model::FILE_BYTES as u64))
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let bytes = bytes.with_context(|| {
+                format!(
+                    "{}: not a guide's weights file: longer than the {} bytes one has",
+                    path.display(),
+                    Model::FILE_BYTES
+                )
+            })?;
             Model::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
         }
         None => embedded_model()
@@ -278,7 +303,7 @@ fn run_predict(args: &LearnPredictArgs) -> anyhow::Result<i32> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut bad = 0;
-    for entry in Entries::open(&args.file, args.rule_set.rules)? {
+    for entry in Entries::open(&args.file, args.rule_set.rules, None)? {
         let entry = entry?;
         let pos: Position = match entry.parsed {
             Ok((pos, _)) => pos,

@@ -209,6 +209,14 @@ impl Database {
     /// Opens the database at `path`, creating it (and its schema) when the file is missing or
     /// empty; refuses a file that is not a uttt database.
     pub fn open(path: &Path) -> Result<Database, DbError> {
+        // SQLite would make its journal and log files beside a device or a FIFO (in /dev for
+        // `/dev/null`), and wait on a FIFO: only a regular file is a database.
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(DbError::NotADatabase {
+                path: path.to_path_buf(),
+                problem: "not a regular file (a directory, a device or a FIFO)".to_string(),
+            });
+        }
         let connection = Connection::open(path).map_err(|source| DbError::Open {
             path: path.to_path_buf(),
             source,

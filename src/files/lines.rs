@@ -73,15 +73,20 @@ impl<R: BufRead> LineReader<R> {
         Ok(Some(LineEnd::Whole))
     }
 
-    /// Reads past the rest of a line that was too long, to its newline (however long it is:
-    /// memory does not grow); how many bytes were read past (none when the line read last
-    /// was not cut).
-    pub fn skip_line(&mut self) -> io::Result<u64> {
+    /// Reads past the rest of a line that was too long, to its newline (memory does not
+    /// grow), but at most `most` bytes of it: how many bytes were read past (none when the line
+    /// read last was not cut), or `None` when the line goes on past `most` (an input that is
+    /// no text of lines, such as `/dev/zero`, is not read for ever).
+    pub fn skip_line(&mut self, most: usize) -> io::Result<Option<u64>> {
         let mut skipped = 0u64;
         if std::mem::replace(&mut self.cut, false) {
-            self.read_until_newline(usize::MAX, |bytes| skipped += bytes.len() as u64)?;
+            let (_, ended) =
+                self.read_until_newline(most, |bytes| skipped += bytes.len() as u64)?;
+            if !ended {
+                return Ok(None);
+            }
         }
-        Ok(skipped)
+        Ok(Some(skipped))
     }
 
     /// Hands the bytes up to the next newline to `take`, and reads past the newline, but stops
@@ -177,11 +182,38 @@ impl<'a> WatchedFile<'a> {
         stop: &'a AtomicBool,
         deadline: Option<Instant>,
     ) -> io::Result<WatchedFile<'a>> {
-        let (sender, pieces) = std::sync::mpsc::sync_channel(PIECES_AHEAD);
         let path = path.to_path_buf();
+        WatchedFile::start(stop, deadline, move || {
+            File::open(&path).map(|file| Box::new(file) as Box<dyn Read>)
+        })
+    }
+
+    /// Standard input, read by a thread of its own as [`WatchedFile::open`] reads a file: a
+    /// stop is heard while nothing comes.
+    pub fn stdin(stop: &'a AtomicBool, deadline: Option<Instant>) -> io::Result<WatchedFile<'a>> {
+        WatchedFile::start(
+            stop,
+            deadline,
+            || Ok(Box::new(io::stdin()) as Box<dyn Read>),
+        )
+    }
+
+    /// The same file, its reads bounded by `deadline` from now on (an open bounded by one
+    /// deadline, its reads by another or by none).
+    pub fn until(self, deadline: Option<Instant>) -> WatchedFile<'a> {
+        WatchedFile { deadline, ..self }
+    }
+
+    /// Starts the reading thread on what `open` opens, and waits for the open.
+    fn start(
+        stop: &'a AtomicBool,
+        deadline: Option<Instant>,
+        open: impl FnOnce() -> io::Result<Box<dyn Read>> + Send + 'static,
+    ) -> io::Result<WatchedFile<'a>> {
+        let (sender, pieces) = std::sync::mpsc::sync_channel(PIECES_AHEAD);
         std::thread::Builder::new()
             .name("file reader".into())
-            .spawn(move || read_pieces(&path, &sender))?;
+            .spawn(move || read_pieces(open, &sender))?;
         let mut file = WatchedFile {
             pieces,
             piece: Vec::new(),
@@ -215,8 +247,8 @@ impl<'a> WatchedFile<'a> {
 
 /// The reading thread: opens the file, then hands its bytes over piece by piece until the end,
 /// an error, or a reader that went away.
-fn read_pieces(path: &Path, sender: &SyncSender<Piece>) {
-    let mut file = match File::open(path) {
+fn read_pieces(open: impl FnOnce() -> io::Result<Box<dyn Read>>, sender: &SyncSender<Piece>) {
+    let mut file = match open() {
         Ok(file) => file,
         Err(error) => {
             let _ = sender.send(Piece::Failed(error));
@@ -272,4 +304,37 @@ impl BufRead for WatchedFile<'_> {
     fn consume(&mut self, amount: usize) {
         self.at = (self.at + amount).min(self.piece.len());
     }
+}
+
+/// A file a user named, open for reading (see [`open_input`]).
+pub type Input<'a> = Box<dyn BufRead + Send + 'a>;
+
+/// Opens the file a user named for reading where a stop reaches every wait: `-` is standard
+/// input and anything but a regular file (a FIFO that no one may ever write, a device) is
+/// opened and read by a thread of its own ([`WatchedFile`]), so that `stop` (Ctrl-C, SIGTERM)
+/// and `open_deadline` end a wait for a writer, and `stop` and `read_deadline` a wait for its
+/// bytes (`None`: a slow writer is waited for); a regular file is opened and read directly.
+pub fn open_input<'a>(
+    path: &Path,
+    stop: &'a AtomicBool,
+    open_deadline: Option<Instant>,
+    read_deadline: Option<Instant>,
+) -> io::Result<Input<'a>> {
+    if path == Path::new("-") {
+        let input = WatchedFile::stdin(stop, open_deadline)?;
+        return Ok(Box::new(input.until(read_deadline)));
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(Box::new(io::BufReader::new(File::open(path)?)));
+    }
+    let input = WatchedFile::open(path, stop, open_deadline)?;
+    Ok(Box::new(input.until(read_deadline)))
+}
+
+/// All of `input` when it holds at most `most` bytes, `None` when it holds more: at most
+/// `most + 1` bytes are ever read (a file that never ends, `/dev/zero`, is not read on).
+pub fn read_at_most(input: impl Read, most: u64) -> io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    input.take(most.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= most).then_some(bytes))
 }

@@ -119,11 +119,18 @@ impl Table {
                     .to_string(),
             });
         }
-        let mut file = File::open(path).map_err(|e| TableError::io(path, "open", e))?;
-        let len = file
+        let mut file = open_without_waiting(path).map_err(|e| TableError::io(path, "open", e))?;
+        let metadata = file
             .metadata()
-            .map_err(|e| TableError::io(path, "read", e))?
-            .len();
+            .map_err(|e| TableError::io(path, "read", e))?;
+        if !metadata.is_file() {
+            return Err(TableError::BadFile {
+                path: path.to_path_buf(),
+                problem: "is not a regular file (a FIFO or a device): a snapshot is one"
+                    .to_string(),
+            });
+        }
+        let len = metadata.len();
         let snapshot_buckets = check_file(path, &file, len)? as u64;
         let mask = (snapshot_buckets - 1).min(self.bucket_mask);
         let folds = snapshot_buckets - 1 > mask;
@@ -195,6 +202,18 @@ impl Table {
             bytes: len,
         })
     }
+}
+
+/// Opens `path` for reading without waiting for anything: a FIFO that no one writes would keep
+/// a plain open(2) waiting for ever (no stop reaches it), so it is opened with `O_NONBLOCK`,
+/// which returns at once; the caller refuses what is not a regular file, whose reads
+/// `O_NONBLOCK` does not change.
+fn open_without_waiting(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    options.open(path)
 }
 
 #[cfg(test)]

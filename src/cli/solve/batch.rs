@@ -17,7 +17,6 @@ use crate::db::Source;
 use crate::files;
 use crate::search::threads::spawn_gated;
 use crate::search::SolveOptions;
-use crate::services::certify::CertificateFileError;
 use crate::services::{
     write_and_check, CertificateFigures, CertificateRequest, SolveReport, Solver, Verdict,
 };
@@ -77,7 +76,12 @@ fn result_label(report: &SolveReport) -> String {
 /// batch stops early: a pipe that keeps it waiting cannot hold the batch.
 pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
     let stop = interrupt::stop_flag();
-    let entries = Entries::open(path, args.rule_set.rules)?;
+    // A FIFO no one writes is waited for as long as one position's search may take.
+    let open_deadline = args
+        .search
+        .time_limit
+        .and_then(|limit| std::time::Instant::now().checked_add(limit));
+    let entries = Entries::open(path, args.rule_set.rules, open_deadline)?;
     let mut options = search_options(&args.search, args.attacker)?;
     options.max_plies = args.max_plies;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -203,6 +207,10 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
         code
     } else if summary.not_certified > 0 {
         EXIT_CERTIFICATE_FAILED
+    } else if summary.not_written > 0 {
+        // Answers without the certificates asked for: an error of the files, as a single
+        // solve's.
+        crate::cli::EXIT_USAGE
     } else if summary.all_good() {
         EXIT_OK
     } else {
@@ -326,16 +334,12 @@ fn certify(
             report_certificate_problem(figures.as_ref(), &trusted_files(&args.search));
             figures
         }
-        Err(error) => Some(failed_certificate(error)),
-    }
-}
-
-/// The figures of a certificate that could not be written (an I/O error): not certified.
-fn failed_certificate(error: CertificateFileError) -> CertificateFigures {
-    eprintln!("error: {:#}", anyhow::Error::from(error));
-    CertificateFigures {
-        certified: Some(false),
-        ..CertificateFigures::default()
+        // A full disk, say: the line's answer stands, and the line says its certificate is
+        // missing (not a failed check, which would be a bug).
+        Err(error) => {
+            eprintln!("error: line {line}: {}", error.with_causes());
+            Some(CertificateFigures::not_written(path, &error))
+        }
     }
 }
 
@@ -384,7 +388,11 @@ fn emit(out: &mut impl Write, line: usize, outcome: &Outcome, as_json: bool) -> 
             expected,
             certificate,
         } => {
+            let not_written = certificate
+                .as_ref()
+                .is_some_and(|c| c.not_written.is_some());
             let certified = match certificate.as_ref().and_then(|c| c.certified) {
+                _ if not_written => "  certificate NOT WRITTEN",
                 Some(true) => "  certified",
                 Some(false) => "  NOT CERTIFIED",
                 None => "",
@@ -427,6 +435,7 @@ struct Summary {
     errors: u64,
     not_started: u64,
     not_certified: u64,
+    not_written: u64,
     time_ms: u64,
     interrupted: bool,
 }
@@ -443,6 +452,12 @@ impl Summary {
                 self.positions += 1;
                 if certificate.as_ref().and_then(|c| c.certified) == Some(false) {
                     self.not_certified += 1;
+                }
+                if certificate
+                    .as_ref()
+                    .is_some_and(|c| c.not_written.is_some())
+                {
+                    self.not_written += 1;
                 }
                 if report.verdict.is_answered() {
                     self.solved += 1;
@@ -462,6 +477,7 @@ impl Summary {
             && self.errors == 0
             && self.not_started == 0
             && self.not_certified == 0
+            && self.not_written == 0
     }
 
     fn brief(&self) -> String {
@@ -478,6 +494,7 @@ impl Summary {
             "errors": self.errors,
             "not_started": self.not_started,
             "not_certified": self.not_certified,
+            "not_written": self.not_written,
             "time_ms": self.time_ms,
             "interrupted": self.interrupted,
         })
@@ -491,6 +508,9 @@ impl Summary {
         }
         if self.not_certified > 0 {
             exceptions += &format!(", {} NOT CERTIFIED", self.not_certified);
+        }
+        if self.not_written > 0 {
+            exceptions += &format!(", {} certificates NOT WRITTEN", self.not_written);
         }
         format!(
             "{} positions: {} solved, {} unknown, {} mismatches, {} bad lines{exceptions}, {:.3} s{}",

@@ -7,16 +7,20 @@
 
 use crate::cli::args::parse_rules;
 use crate::cli::interrupt;
-use crate::files::lines::{LineEnd, LineReader, WatchedFile};
+use crate::files::lines::{open_input, Input, LineEnd, LineReader};
 use crate::game::{parse_game_arg_under, Player, Position, Rules};
 use crate::services::Verdict;
 use anyhow::Context;
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// The longest line a position file may have: far more than any position or game takes (a
 /// game of 81 moves is under 250 bytes, with a comment beside it), far less than memory.
 pub const MAX_LINE_BYTES: usize = 64 << 10;
+/// The most bytes of one line too long that are read past (the line then becomes a bad
+/// entry, and the reading goes on): an input whose line goes on past this is no file of
+/// positions (`/dev/zero`), and its reading ends in an error.
+pub const MAX_SKIPPED_BYTES: usize = 16 << 20;
 
 /// One non-blank, non-comment line of the input.
 pub(crate) struct Entry {
@@ -31,7 +35,7 @@ pub(crate) struct Entry {
 /// not UTF-8, or names no rule set becomes a bad entry; only a failure to read at all is an
 /// error (and ends the entries).
 pub(crate) struct Entries {
-    lines: LineReader<Box<dyn BufRead + Send>>,
+    lines: LineReader<Input<'static>>,
     path: PathBuf,
     rules: Rules,
     line: usize,
@@ -40,22 +44,16 @@ pub(crate) struct Entries {
 }
 
 impl Entries {
-    /// Opens `path` (`-`: standard input), its lines read under `rules` at first.
-    pub fn open(path: &Path, rules: Rules) -> anyhow::Result<Entries> {
-        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-        let input: Box<dyn BufRead + Send> = if path == Path::new("-") {
-            Box::new(std::io::BufReader::new(std::io::stdin()))
-        } else if regular {
-            let file = std::fs::File::open(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            Box::new(std::io::BufReader::new(file))
-        } else {
-            // A FIFO may keep its opener waiting for a writer: opened and read by a thread of
-            // its own, so that Ctrl-C and SIGTERM are heard meanwhile.
-            let file = WatchedFile::open(path, interrupt::stop_flag(), None)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            Box::new(file)
-        };
+    /// Opens `path` (`-`: standard input), its lines read under `rules` at first. A FIFO may
+    /// keep its opener waiting for a writer: Ctrl-C and SIGTERM are heard meanwhile, and
+    /// `open_deadline` ends the wait (see [`open_input`]).
+    pub fn open(
+        path: &Path,
+        rules: Rules,
+        open_deadline: Option<Instant>,
+    ) -> anyhow::Result<Entries> {
+        let input = open_input(path, interrupt::stop_flag(), open_deadline, None)
+            .with_context(|| format!("cannot read {}", path.display()))?;
         Ok(Entries {
             lines: LineReader::new(input, MAX_LINE_BYTES),
             path: path.to_path_buf(),
@@ -117,11 +115,27 @@ impl Entries {
                 Ok(None) => return None,
                 Ok(Some(end)) => {
                     self.line += 1;
-                    // The rest of a line too long is read past (memory does not grow).
-                    if let (LineEnd::TooLong, Err(error)) = (end, self.lines.skip_line()) {
-                        self.failed = true;
-                        let context = format!("cannot read {}", self.path.display());
-                        return Some(Err(anyhow::Error::new(error).context(context)));
+                    // The rest of a line too long is read past (memory does not grow), but
+                    // not for ever.
+                    if end == LineEnd::TooLong {
+                        let skipped = self.lines.skip_line(MAX_SKIPPED_BYTES);
+                        let problem = match skipped {
+                            Ok(Some(_)) => None,
+                            Ok(None) => Some(anyhow::anyhow!(
+                                "{}:{}: the line goes on past {} MiB: not a file of positions",
+                                self.path.display(),
+                                self.line,
+                                MAX_SKIPPED_BYTES >> 20
+                            )),
+                            Err(error) => Some(
+                                anyhow::Error::new(error)
+                                    .context(format!("cannot read {}", self.path.display())),
+                            ),
+                        };
+                        if let Some(problem) = problem {
+                            self.failed = true;
+                            return Some(Err(problem));
+                        }
                     }
                     if let Some(entry) = self.entry(end, parse) {
                         return Some(Ok(entry));
@@ -145,7 +159,7 @@ pub(crate) fn count_entries(path: &Path) -> Option<u64> {
     if path == Path::new("-") || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return None;
     }
-    let mut entries = Entries::open(path, Rules::Common).ok()?;
+    let mut entries = Entries::open(path, Rules::Common, None).ok()?;
     let mut count = 0;
     while let Some(entry) = entries.next_entry(false) {
         entry.ok()?;
@@ -165,7 +179,7 @@ impl Iterator for Entries {
 /// Every entry of `path`, read whole: for the files that name a handful of positions (the
 /// positions a training run leaves out).
 pub(crate) fn read_entries(path: &Path, rules: Rules) -> anyhow::Result<Vec<Entry>> {
-    Entries::open(path, rules)?.collect()
+    Entries::open(path, rules, None)?.collect()
 }
 
 /// The line without its comment and surrounding whitespace: `#` opens one at the start of a

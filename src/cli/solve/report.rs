@@ -94,6 +94,9 @@ pub fn certificate_text(figures: Option<&CertificateFigures>) -> String {
         || "a temporary file".to_string(),
         |p| p.display().to_string(),
     );
+    if f.not_written.is_some() {
+        return format!("certificate {place}: NOT WRITTEN (see stderr)\n");
+    }
     let mut out = format!(
         "certificate {place}: {} block{}, {} bytes, written in {:.3} s\n",
         f.blocks,

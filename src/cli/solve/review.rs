@@ -9,6 +9,7 @@ use super::report::{move_text, table_text, verdict_label, verdict_words, win_in_
 use crate::cli::args::{ReviewArgs, DEFAULT_REVIEW_TIME_LIMIT};
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
+use crate::files::lines::{open_input, read_at_most};
 use crate::files::NamedPath;
 use crate::game::notation::split_moves;
 use crate::game::NotationError;
@@ -19,8 +20,10 @@ use crate::services::review::{review_win_in, Mark, Review, ReviewEvent, ReviewLi
 use crate::services::{Solver, Verdict};
 use anyhow::Context;
 use std::fmt::Write as _;
-use std::io::{Read, Write};
+use std::io::Write;
+use std::path::Path;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 /// Reviews the game the arguments name and prints it; returns the exit code: 0 when every
 /// position's value is known, 1 when some are not (a limit, or the walk stopped early), 128 +
@@ -92,17 +95,15 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<i32> {
 /// a few kilobytes; what is larger is not a game, and is not read into memory.
 const MAX_GAME_BYTES: u64 = 1 << 20;
 
-/// All of `input` (named `name` in errors), at most [`MAX_GAME_BYTES`] of it.
-fn read_bounded(input: impl Read, name: &str) -> anyhow::Result<String> {
-    let mut bytes = Vec::new();
-    input
-        .take(MAX_GAME_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read the game from {name}"))?;
-    anyhow::ensure!(
-        bytes.len() as u64 <= MAX_GAME_BYTES,
-        "{name} is longer than {MAX_GAME_BYTES} bytes: not a game"
-    );
+/// All of the file `path` (`-`: stdin; named `name` in errors), at most [`MAX_GAME_BYTES`] of
+/// it. Waiting for a writer (a FIFO) or for the bytes ends at Ctrl-C, SIGTERM or `deadline`.
+fn read_bounded(path: &Path, name: &str, deadline: Option<Instant>) -> anyhow::Result<String> {
+    let stop = interrupt::stop_flag();
+    let read = open_input(path, stop, deadline, deadline)
+        .and_then(|input| read_at_most(input, MAX_GAME_BYTES))
+        .with_context(|| format!("cannot read {name}"))?;
+    let bytes =
+        read.with_context(|| format!("{name} is longer than {MAX_GAME_BYTES} bytes: not a game"))?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         anyhow::anyhow!("{name} is not UTF-8 text (byte {} is not)", at + 1)
@@ -120,17 +121,19 @@ enum Origin<'a> {
 /// moves is refused, since a review needs the moves that were played.
 fn read_game(args: &ReviewArgs) -> anyhow::Result<Vec<Move>> {
     let rules = args.rule_set.rules;
+    // The game is waited for at most as long as one position's search.
+    let limit = args.search.time_limit.unwrap_or(DEFAULT_REVIEW_TIME_LIMIT);
+    let deadline = Instant::now().checked_add(limit);
     let (text, origin) = match (&args.game, &args.file) {
         (Some(game), _) if game == "-" => {
-            let text = read_bounded(std::io::stdin(), "stdin")?;
+            let text = read_bounded(Path::new("-"), "stdin", deadline)?;
             (without_comments(&text), Origin::Stdin)
         }
         (Some(game), _) => (game.clone(), Origin::Argument),
         (None, Some(path)) => {
             let name = format!("the game file {}", path.display());
-            let file = std::fs::File::open(path).with_context(|| format!("cannot read {name}"))?;
             (
-                without_comments(&read_bounded(file, &name)?),
+                without_comments(&read_bounded(path, &name, deadline)?),
                 Origin::File(path),
             )
         }

@@ -13,7 +13,7 @@ use crate::search::workers::private::with_private_tables;
 use crate::search::{Engine, SolveOptions};
 use crate::services::memory::shortfall;
 use crate::services::units::show_bytes;
-use crate::services::{write_and_check, CertificateRequest, Solver};
+use crate::services::{write_and_check, CertificateFigures, CertificateRequest, Solver};
 use crate::table::Table;
 use anyhow::Context;
 use std::io::Write;
@@ -63,8 +63,16 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
         verify: args.verify,
     };
     let wanted = args.certificate.is_some() || args.verify;
+    // A certificate that cannot be written (a full disk) costs no answer: the answer is
+    // printed, and then the error.
     let figures = if wanted {
-        write_and_check(&report, &table, options.epsilon, stop, &request, "solve")?
+        match write_and_check(&report, &table, options.epsilon, stop, &request, "solve") {
+            Ok(figures) => figures,
+            Err(error) => Some(CertificateFigures::not_written(
+                args.certificate.clone(),
+                &error,
+            )),
+        }
     } else {
         None
     };
@@ -79,6 +87,9 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
         summary_text(&report)
     };
     std::io::stdout().write_all(text.as_bytes())?;
+    if let Some(error) = figures.as_ref().and_then(|f| f.not_written.as_ref()) {
+        anyhow::bail!("{error} (the answer above stands; it has no certificate)");
+    }
     Ok(if let Some(code) = interrupt::exit_code() {
         code
     } else if figures.is_some_and(|f| f.certified == Some(false)) {

@@ -90,6 +90,10 @@ impl fmt::Debug for Model {
 }
 
 impl Model {
+    /// The length of a model's file: its header and a row of weights per input row. A reader
+    /// of a file a user names reads no more than this (and one byte to tell a longer file).
+    pub const FILE_BYTES: usize = super::file::HEADER_BYTES + ROWS * STRIDE * 2;
+
     /// The model of real-valued weights (one row of [`OUTPUTS`] for each input row, at least
     /// [`ROWS`] of them), rounded to fixed point and clamped to its range.
     pub fn quantize(weights: &[[f32; OUTPUTS]]) -> Model {

@@ -45,18 +45,34 @@ pub struct CertificateFigures {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verify_ms: Option<u64>,
     /// Why the certificate is not certified, when writing or checking it found a solver
-    /// error (a bug) or the file could not be written.
+    /// error (a bug).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    /// Why the file could not be written, or read back for its check, in the system's words
+    /// (a full disk, say): the answer stands, but there is no certificate of it. Not a bug:
+    /// `certified` is then unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_written: Option<String>,
 }
 
 impl CertificateFigures {
-    /// The figures of a certificate that could not be written: not certified, for `problem`.
+    /// The figures of a certificate that could not be made for a solver error (a bug): not
+    /// certified, for `problem`.
     pub fn failed(path: Option<PathBuf>, problem: String) -> CertificateFigures {
         CertificateFigures {
             path,
             certified: Some(false),
             problem: Some(problem),
+            ..CertificateFigures::default()
+        }
+    }
+
+    /// The figures of a certificate whose file could not be written or read back (`error`):
+    /// not written, and nothing said of its check.
+    pub fn not_written(path: Option<PathBuf>, error: &CertificateFileError) -> CertificateFigures {
+        CertificateFigures {
+            path,
+            not_written: Some(error.with_causes()),
             ..CertificateFigures::default()
         }
     }
@@ -84,6 +100,19 @@ impl fmt::Display for CertificateFileError {
             }
             CertificateFileError::Check(error) => error.fmt(f),
         }
+    }
+}
+
+impl CertificateFileError {
+    /// The message followed by its causes (what the system said).
+    pub fn with_causes(&self) -> String {
+        let mut text = self.to_string();
+        let mut cause = std::error::Error::source(self);
+        while let Some(error) = cause {
+            text += &format!(": {error}");
+            cause = error.source();
+        }
+        text
     }
 }
 
