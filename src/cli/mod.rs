@@ -3,6 +3,7 @@
 //! that knows about terminals and exit codes.
 
 mod args;
+mod bus_error;
 mod db_cmd;
 mod gen_cmd;
 mod interrupt;

@@ -186,6 +186,12 @@ impl Table {
         (self.active_mask.load(Ordering::Relaxed) + 1) * BUCKET_BYTES as u64
     }
 
+    /// The table's memory: its first address and its length in bytes (for a handler of a
+    /// fault within a file's mapping: see the command line's `bus_error`).
+    pub fn mapped_range(&self) -> (usize, usize) {
+        (self.map.as_ptr() as usize, self.map.len())
+    }
+
     /// The backing file, if any.
     pub fn file(&self) -> Option<&Path> {
         self.file.as_deref()

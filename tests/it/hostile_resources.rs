@@ -424,3 +424,53 @@ fn a_full_disk_costs_no_answer_and_is_told_apart_from_a_failed_check() {
     assert_eq!(first["result"], "O", "{out}");
     assert!(first["certificate"]["not_written"].is_string(), "{out}");
 }
+
+#[test]
+fn a_table_file_cut_short_under_a_solve_ends_it_with_words_not_a_bus_error() {
+    let dir = crate::common::temp_dir("cut-table");
+    let table = dir.join("t.table");
+    let table_arg = table.to_str().unwrap();
+    let mut solve = crate::common::spawn_fed(
+        &[
+            "solve",
+            "ee ea",
+            "--table-file",
+            table_arg,
+            "--table-mem",
+            "64M",
+            "--time-limit",
+            "60s",
+            "--progress",
+        ],
+        b"",
+    );
+    let drained = crate::common::wait_for_stderr(
+        &mut solve,
+        |line| line.starts_with("progress "),
+        Duration::from_secs(60),
+    );
+    // Another program (not uttt: the lock does not stop it) cuts the file.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&table)
+        .unwrap()
+        .set_len(4096)
+        .unwrap();
+    let began = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = solve.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(20),
+            "the solve went on after its table file was cut"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let err = drained.join().unwrap();
+    assert_eq!(status.code(), Some(2), "{status:?}: {err}");
+    assert!(err.contains("was cut short by another program"), "{err}");
+    // The next run refuses the file as it is.
+    let (code, _, err) = run_uttt(&["solve", "ee ea", "--table-file", table_arg]);
+    assert_eq!(code, 2, "{err}");
+}

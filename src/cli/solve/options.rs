@@ -96,6 +96,7 @@ pub fn open_table_in(
     };
     let deadline = time_limit.and_then(|limit| Instant::now().checked_add(limit));
     let table = Table::open_file(path, bytes, interrupt::stop_flag(), deadline)?;
+    crate::cli::bus_error::watch_table_file(path, table.mapped_range());
     if table.cleared_on_open() > 0 {
         eprintln!(
             "warning: table file {}: {} entries left mid-write by a crash, or damaged, were \
