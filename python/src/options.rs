@@ -87,3 +87,72 @@ pub fn engine(name: Option<&str>) -> PyResult<Option<Engine>> {
             ))
         })
 }
+
+/// A whole-number argument called `name`, of type `T`: any Python int, refused with
+/// ValueError (as the docs say of out-of-range numbers) when `T` cannot hold it, and with
+/// TypeError when it is no int; None for none. PyO3's own conversion raises OverflowError for
+/// `-1` or `2**64` as a `u64`, without the argument's name.
+pub fn whole<T>(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<T>>
+where
+    T: TryFrom<i128> + Bounds,
+{
+    let Some(value) = value.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    if !value.is_instance_of::<pyo3::types::PyInt>() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{name} must be a whole number, not {}",
+            value.get_type().name()?
+        )));
+    }
+    let out_of_range = || {
+        value_error(format!(
+            "{name} must be a whole number from {} to {}, not {}",
+            T::LEAST,
+            T::MOST,
+            value
+                .repr()
+                .map_or_else(|_| "this".to_string(), |r| r.to_string())
+        ))
+    };
+    let wide: i128 = value.extract().map_err(|_| out_of_range())?;
+    T::try_from(wide).map(Some).map_err(|_| out_of_range())
+}
+
+/// The range of a whole-number type, for [`whole`]'s words.
+pub trait Bounds {
+    /// Its least value.
+    const LEAST: i128;
+    /// Its greatest value.
+    const MOST: i128;
+}
+
+impl Bounds for u32 {
+    const LEAST: i128 = 0;
+    const MOST: i128 = u32::MAX as i128;
+}
+
+impl Bounds for u64 {
+    const LEAST: i128 = 0;
+    const MOST: i128 = u64::MAX as i128;
+}
+
+impl Bounds for usize {
+    const LEAST: i128 = 0;
+    const MOST: i128 = usize::MAX as i128;
+}
+
+/// `review`'s `stop_after`: a whole number, read as [`whole`] reads one, as an argument type
+/// of its own so that its default (2) and an explicit None (walk on to the start) stay apart.
+#[derive(Clone, Copy, Debug)]
+pub struct StopAfter(pub usize);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for StopAfter {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<StopAfter> {
+        let value = obj.to_owned();
+        let count = whole::<usize>("stop_after", Some(&value))?;
+        Ok(StopAfter(count.unwrap_or_default()))
+    }
+}

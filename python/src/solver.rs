@@ -3,7 +3,7 @@
 //! line's JSON objects, as dicts.
 
 use crate::convert::{error_words, to_python, value_error};
-use crate::options::{duration, engine, size, win_in, DEFAULT_TABLE_BYTES};
+use crate::options::{duration, engine, size, whole, win_in, StopAfter, DEFAULT_TABLE_BYTES};
 use crate::position::PyPosition;
 use crate::watch::{run_watched, Progress, Watched};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
@@ -87,7 +87,7 @@ impl<'py> CallSettings<'py> {
         for (key, value) in keywords.into_iter().flat_map(|k| k.iter()) {
             match key.extract::<String>()?.as_str() {
                 "time_limit" => call.time_limit = duration("time_limit", Some(&value))?,
-                "node_limit" => call.node_limit = value.extract()?,
+                "node_limit" => call.node_limit = whole("node_limit", Some(&value))?,
                 "progress" => call.progress = Some(value).filter(|p| !p.is_none()),
                 "progress_every" => {
                     call.progress_every = Duration::try_from_secs_f64(value.extract()?)
@@ -178,14 +178,17 @@ impl PySolver {
     #[allow(clippy::too_many_arguments)]
     fn new(
         time_limit: Option<&Bound<'_, PyAny>>,
-        node_limit: Option<u64>,
-        threads: Option<usize>,
+        node_limit: Option<&Bound<'_, PyAny>>,
+        threads: Option<&Bound<'_, PyAny>>,
         table_mem: Option<&Bound<'_, PyAny>>,
         win_in: &str,
         db: Option<PathBuf>,
         engine: Option<&str>,
-        estimate_playouts: Option<u64>,
+        estimate_playouts: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PySolver> {
+        let node_limit = whole::<u64>("node_limit", node_limit)?;
+        let threads = whole::<usize>("threads", threads)?;
+        let estimate_playouts = whole::<u64>("estimate_playouts", estimate_playouts)?;
         let defaults = SolveOptions::default();
         if let Some(threads) = threads {
             if !(1..=MAX_THREADS).contains(&threads) {
@@ -309,7 +312,7 @@ impl PySolver {
     /// (default 10 s, as the command line's); the walk stops after `stop_after` unknown
     /// positions in a row (None: walk on to the start). The other keywords are `solve`'s.
     #[pyo3(
-        signature = (game, *, rules = "common", stop_after = Some(DEFAULT_UNKNOWNS_IN_A_ROW),
+        signature = (game, *, rules = "common", stop_after = Some(StopAfter(DEFAULT_UNKNOWNS_IN_A_ROW)),
                      **call),
         text_signature = "(self, game, *, rules='common', stop_after=2, time_limit=None, \
                           node_limit=None, progress=None, progress_every=0.5)"
@@ -319,9 +322,10 @@ impl PySolver {
         py: Python<'py>,
         game: &Bound<'py, PyAny>,
         rules: &str,
-        stop_after: Option<usize>,
+        stop_after: Option<StopAfter>,
         call: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let stop_after = stop_after.map(|n| n.0);
         let (start, moves) = game_moves(game, rules)?;
         if stop_after == Some(0) {
             return Err(value_error(
@@ -355,18 +359,24 @@ impl PySolver {
     /// and `playouts` the same call gives the same answer; `temperature` > 0 varies the choice
     /// among unproved moves. Its proofs stay in this solver's table.
     #[pyo3(signature = (position, *, time_limit = None, playouts = None, node_limit = None,
-                        seed = 1, temperature = 0.0))]
+                        seed = None, temperature = 0.0),
+           text_signature = "(self, position, *, time_limit=None, playouts=None, node_limit=None, \
+                             seed=1, temperature=0.0)")]
     #[allow(clippy::too_many_arguments)]
     fn choose<'py>(
         &self,
         py: Python<'py>,
         position: &Bound<'py, PyAny>,
         time_limit: Option<&Bound<'py, PyAny>>,
-        playouts: Option<u64>,
-        node_limit: Option<u64>,
-        seed: u64,
+        playouts: Option<&Bound<'py, PyAny>>,
+        node_limit: Option<&Bound<'py, PyAny>>,
+        seed: Option<&Bound<'py, PyAny>>,
         temperature: f64,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let playouts = whole::<u64>("playouts", playouts)?;
+        let node_limit = whole::<u64>("node_limit", node_limit)?;
+        // The command line's `--seed` default.
+        let seed = whole::<u64>("seed", seed)?.unwrap_or(1);
         let pos = PyPosition::from_arg(position)?.pos;
         if playouts == Some(0) {
             return Err(value_error("playouts must be at least 1"));

@@ -3,6 +3,7 @@
 
 use crate::convert::{error_words, to_python, value_error};
 use crate::options::duration;
+use crate::options::whole;
 use crate::position::PyPosition;
 use crate::watch::{run_watched, Progress};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyTimeoutError};
@@ -24,14 +25,17 @@ use uttt::services::VerifyJson;
 /// interrupted, so keep the depth within what a few seconds count (9 from the start is 2.3
 /// billion leaves).
 #[pyfunction]
-#[pyo3(signature = (position, depth, *, threads = 1, divide = false))]
+#[pyo3(signature = (position, depth, *, threads = None, divide = false),
+       text_signature = "(position, depth, *, threads=1, divide=False)")]
 pub fn perft<'py>(
     py: Python<'py>,
     position: &Bound<'py, PyAny>,
-    depth: u32,
-    threads: usize,
+    depth: &Bound<'py, PyAny>,
+    threads: Option<&Bound<'py, PyAny>>,
     divide: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let depth = whole::<u32>("depth", Some(depth))?.unwrap_or_default();
+    let threads = whole::<usize>("threads", threads)?.unwrap_or(1);
     let pos = PyPosition::from_arg(position)?.pos;
     if threads == 0 {
         return Err(value_error("threads must be at least 1"));

@@ -134,6 +134,11 @@ def test_certificates_verify_as_the_command_line_checks_them(tmp_path):
         {"win_in": "never"},
         {"engine": "alpha-beta"},
         {"threads": 0},
+        {"threads": 5000},
+        {"threads": -1},
+        {"node_limit": -1},
+        {"node_limit": 2**64},
+        {"estimate_playouts": -5},
     ],
 )
 def test_bad_options_raise_value_errors_that_name_them(options):
@@ -174,3 +179,11 @@ def test_choose_on_a_finished_game_names_no_move_and_bad_options_raise():
         uttt.choose("ee", playouts=0)
     with pytest.raises(ValueError, match="temperature"):
         uttt.choose("ee", temperature=-1)
+    # Out-of-range whole numbers are ValueErrors that name the argument, not OverflowErrors.
+    for keyword, value in [("playouts", -1), ("seed", 2**64), ("seed", -1), ("node_limit", -2)]:
+        with pytest.raises(ValueError, match=keyword):
+            uttt.choose("ee", **{keyword: value})
+    with pytest.raises(TypeError, match="seed"):
+        uttt.choose("ee", seed="one")
+    with pytest.raises(ValueError, match="depth"):
+        uttt.perft("start", -1)

@@ -99,8 +99,11 @@ fn import(args: &DbImportArgs) -> anyhow::Result<i32> {
             Some(LineEnd::Whole) if line.trim_ascii().is_empty() => continue,
             Some(LineEnd::Whole) => {}
         }
-        let fact = serde_json::from_slice(&line)
+        let fact: Fact = serde_json::from_slice(&line)
             .map_err(|e| anyhow::anyhow!("{name}:{number}:{}: not a fact: {e}", e.column()))?;
+        if let Some(defect) = fact.rule_defect() {
+            anyhow::bail!("{name}:{number}: a fact the rules contradict: {defect}");
+        }
         facts.push(fact);
     }
     let stored = Database::open(&args.path)?.store(&facts)?;

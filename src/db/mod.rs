@@ -10,6 +10,7 @@
 mod bounded;
 pub mod campaign;
 mod error;
+mod fact_rules;
 pub mod key;
 mod schema;
 mod stats;

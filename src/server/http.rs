@@ -111,11 +111,24 @@ pub fn parse_head(bytes: &[u8]) -> Result<Head, String> {
         fetch_site: None,
         wants_events: false,
     };
+    // The first Content-Length: another that differs makes the body's end ambiguous (the
+    // request smuggling of RFC 9112, 6.3), so the request is refused.
+    let mut content_length: Option<&str> = None;
     for line in lines {
         let Some((name, value)) = line.split_once(':') else {
             return Err(format!("not a header: `{line}`"));
         };
         let value = value.trim();
+        if name.eq_ignore_ascii_case("content-length") {
+            match content_length {
+                Some(first) if first != value => {
+                    return Err(format!(
+                        "two different Content-Length headers: `{first}` and `{value}`"
+                    ));
+                }
+                _ => content_length = Some(value),
+            }
+        }
         if name.eq_ignore_ascii_case("content-length") && head.body != BodyLength::Undeclared {
             head.body = match value.parse::<u64>() {
                 Ok(0) => BodyLength::None,
@@ -367,6 +380,13 @@ mod tests {
         assert_eq!(odd.body, BodyLength::Undeclared);
         let empty = parse_head(b"GET / HTTP/1.0\r\nContent-Length: 0").unwrap();
         assert_eq!(empty.body, BodyLength::None);
+        let twice =
+            parse_head(b"POST / HTTP/1.1\r\nContent-Length: 5\r\ncontent-length: 5").unwrap();
+        assert_eq!(twice.body, BodyLength::Declared(5));
+        let conflicting = parse_head(b"POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 50");
+        assert!(conflicting
+            .unwrap_err()
+            .contains("two different Content-Length headers"));
         let events = parse_head(b"GET / HTTP/1.1\r\nAccept: text/event-stream").unwrap();
         assert!(events.wants_events);
         assert_eq!(events.host, None);

@@ -271,6 +271,17 @@ fn a_campaign_whose_kept_tree_is_damaged_is_refused_with_a_reason() {
             && err.contains("uttt campaign reset"),
         "{err}"
     );
+    // `campaign status` refuses it too, as `run` does (it once reported it as sound).
+    let (code, _, status_err) = run_uttt(&["campaign", "status", POSITION, "--db", db]);
+    assert_eq!(code, 2, "{status_err}");
+    assert!(status_err.contains("is linked twice"), "{status_err}");
+    // The way out: the trees dropped, the next run starts them anew and answers.
+    let (code, out, err) = run_uttt(&["campaign", "reset", POSITION, "--db", db]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("dropped the campaign's kept trees"), "{out}");
+    let (code, out, err) = run_uttt(&run);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("result     X wins"), "{out}");
 }
 
 #[test]

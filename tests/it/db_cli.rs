@@ -237,3 +237,59 @@ fn two_processes_that_open_an_old_or_a_new_database_at_once_both_succeed() {
         assert_eq!(stats["facts"], 0, "round {round}");
     }
 }
+
+#[test]
+fn db_import_refuses_facts_the_rules_contradict_with_their_line() {
+    use uttt::db::{Fact, Source};
+    use uttt::game::{Outcome, Player, Rng};
+    let dir = common::temp_dir("db-import-rules");
+    let db = dir.join("f.db");
+    // A game X has won (the first seeded random game that X wins).
+    let won = (0..)
+        .map(|seed| {
+            let mut rng = Rng::new(seed);
+            let mut game = Position::start();
+            while let Some(mv) = rng.legal_move(&game) {
+                game = game.play(mv);
+            }
+            game
+        })
+        .find(|game| game.outcome() == Outcome::Won(Player::X))
+        .unwrap();
+    let opened = Position::start().play(Move::from_square(40));
+    let fact = |position, wins, best_move| Fact {
+        position,
+        attacker: Player::X,
+        wins,
+        within: None,
+        work: 1,
+        best_move,
+        source: Source::Import,
+        created: 1_700_000_000,
+    };
+    let sound = serde_json::to_string(&fact(won, true, None)).unwrap();
+    for (bad, says) in [
+        (
+            fact(won, false, None),
+            "the game is over: the answer is yes",
+        ),
+        // The centre cell, taken by the move played.
+        (
+            fact(opened, false, Some(Move::from_square(40))),
+            "the best move ee is not a legal move",
+        ),
+    ] {
+        let file = dir.join("facts.jsonl");
+        let bad = serde_json::to_string(&bad).unwrap();
+        std::fs::write(&file, format!("{sound}\n{bad}\n")).unwrap();
+        let (code, _, err) =
+            run_uttt(&["db", "import", db.to_str().unwrap(), file.to_str().unwrap()]);
+        assert_eq!(code, 2, "{err}");
+        let place = format!("{}:2: a fact the rules contradict", file.display());
+        assert!(err.contains(&place) && err.contains(says), "{err}");
+        assert!(
+            !db.exists(),
+            "the file is refused before anything is stored"
+        );
+    }
+}
