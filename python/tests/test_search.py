@@ -136,8 +136,6 @@ def test_certificates_verify_as_the_command_line_checks_them(tmp_path):
         {"threads": 0},
         {"threads": 5000},
         {"threads": -1},
-        {"node_limit": -1},
-        {"node_limit": 2**64},
         {"estimate_playouts": -5},
     ],
 )
@@ -183,6 +181,8 @@ def test_choose_on_a_finished_game_names_no_move_and_bad_options_raise():
     for keyword, value in [("playouts", -1), ("seed", 2**64), ("seed", -1), ("node_limit", -2)]:
         with pytest.raises(ValueError, match=keyword):
             uttt.choose("ee", **{keyword: value})
+    with pytest.raises(ValueError, match="node_limit"):
+        uttt.Solver(node_limit=2**64)
     with pytest.raises(TypeError, match="seed"):
         uttt.choose("ee", seed="one")
     with pytest.raises(ValueError, match="depth"):

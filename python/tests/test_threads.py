@@ -139,3 +139,25 @@ def test_an_exception_in_the_progress_callback_stops_the_search_and_is_raised():
     with pytest.raises(RuntimeError, match="enough"):
         uttt.Solver(threads=1, table_mem="64M").solve(HARD, progress=fail, progress_every=0.05)
     assert time.monotonic() - started < 5
+
+
+def test_threads_the_system_will_not_start_raise_and_return():
+    """Under a 1.5 GB address space 1,024 threads' stacks do not fit: the Solver is refused
+    with the system's words (it once panicked, and the call never returned)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import resource, uttt\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))\n"
+        "try:\n"
+        "    uttt.Solver(threads=1024, table_mem='16M', time_limit=0.2).solve('ee ea')\n"
+        "except ValueError as error:\n"
+        "    print('refused:', error)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "refused: cannot start search thread" in done.stdout, done.stdout + done.stderr
+    assert "panicked" not in done.stderr
