@@ -47,7 +47,7 @@ pub fn answer_watched(
         // Should this thread panic while it watches, the work is stopped as the panic leaves
         // this closure, rather than left to run on unwatched (the scope waits for it).
         let _stop_on_unwind = RaiseOnDrop(stop);
-        scope.spawn(move || {
+        let started = std::thread::Builder::new().spawn_scoped(scope, move || {
             // A panic is a bug; it answers 500 rather than taking the server down with it.
             let answer = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 searches.answer(request, body, stop, progress)
@@ -59,6 +59,9 @@ pub fn answer_watched(
                 )
             }));
         });
+        if let Err(error) = started {
+            return Answer::error(500, &format!("cannot start the search's thread: {error}"));
+        }
         let mut last_event = start;
         loop {
             match answered.recv_timeout(WATCH_EVERY) {

@@ -230,8 +230,9 @@ fn read_ahead(
 ) -> crossbeam_channel::Receiver<(usize, Entry)> {
     let (sender, receiver) = crossbeam_channel::bounded(2 * jobs);
     let (read, error) = (Arc::clone(read), Arc::clone(error));
+    let refused = Arc::clone(&error);
     // Not scoped: a thread waiting on a pipe must not keep a stopped batch from ending.
-    std::thread::spawn(move || {
+    let reader = std::thread::Builder::new().spawn(move || {
         for (i, entry) in entries.enumerate() {
             match entry {
                 Ok(entry) => {
@@ -252,6 +253,12 @@ fn read_ahead(
             }
         }
     });
+    if let Err(system) = reader {
+        // No entry is read: the batch ends at once with this error.
+        *refused.lock().unwrap_or_else(|e| e.into_inner()) = Some(anyhow::anyhow!(
+            "cannot start the thread that reads the positions: {system}"
+        ));
+    }
     receiver
 }
 

@@ -78,14 +78,19 @@ fn show_while<R: Send>(
     let live = LiveStats::default();
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        match mode {
-            Progress::Hidden => {}
-            Progress::Live => {
-                scope.spawn(|| watch(&live, walk, &done, table));
-            }
-            Progress::Lines => {
-                scope.spawn(|| log_lines(&live, walk, &done, table));
-            }
+        // The display's thread; should the system refuse it, the work goes on unwatched.
+        let display = std::thread::Builder::new();
+        let started = match mode {
+            Progress::Hidden => Ok(()),
+            Progress::Live => display
+                .spawn_scoped(scope, || watch(&live, walk, &done, table))
+                .map(drop),
+            Progress::Lines => display
+                .spawn_scoped(scope, || log_lines(&live, walk, &done, table))
+                .map(drop),
+        };
+        if let Err(error) = started {
+            eprintln!("warning: no progress display: cannot start its thread: {error}");
         }
         let result = work(&live);
         done.store(true, Ordering::Relaxed);

@@ -102,7 +102,7 @@ pub fn while_writing<R: Send>(
     let done = AtomicBool::new(false);
     let path = report.path.clone();
     let (result, mut written) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| {
+        let writer = std::thread::Builder::new().spawn_scoped(scope, || {
             let mut written = Vec::new();
             let mut last = Instant::now();
             let mut wait = every;
@@ -117,9 +117,19 @@ pub fn while_writing<R: Send>(
             }
             written
         });
+        if let Err(error) = &writer {
+            warn(&format!(
+                "cannot start the snapshot's thread ({error}): the snapshot is written when \
+                 the run ends only"
+            ));
+        }
         let result = work();
         done.store(true, Ordering::Relaxed);
-        (result, writer.join().expect("the snapshot thread panicked"))
+        let written = match writer {
+            Ok(writer) => writer.join().expect("the snapshot thread panicked"),
+            Err(_) => Vec::new(),
+        };
+        (result, written)
     });
     written.push(timed_save(table, &path, warn));
     for (outcome, seconds) in written {

@@ -11,6 +11,7 @@ use crate::db::key::{canonical, KEY_BYTES};
 use crate::game::{Move, Player, Position};
 use crate::search::dfpn::{Dfpn, Limits};
 use crate::search::pn_dfpn::seed_table;
+use crate::search::threads::{join_gated, spawn_gated};
 use crate::search::Question;
 use crate::table::Table;
 use std::collections::{HashMap, HashSet};
@@ -338,13 +339,13 @@ fn write_pieces(
         (written, research_nodes)
     };
     let per_thread: Vec<_> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads.clamp(1, pieces.len().max(1)))
-            .map(|_| scope.spawn(write_some))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a piece writer panicked"))
-            .collect()
+        let count = threads.clamp(1, pieces.len().max(1));
+        match spawn_gated(scope, count, |_| write_some) {
+            Ok(handles) => handles.into_iter().map(join_gated).collect(),
+            // Threads the system will not start: the pieces are written on this one, the
+            // same blocks, only later.
+            Err(_) => vec![write_some()],
+        }
     });
     let mut slots: Vec<Option<Block>> = vec![None; pieces.len()];
     let mut research_nodes = 0;

@@ -10,6 +10,7 @@ use crate::game::tables::splitmix64;
 use crate::game::{format_position, Player, Position, Rng, Rules};
 use crate::search::dfpn::{Dfpn, Limits};
 use crate::search::rules::{evaluate, Evaluation};
+use crate::search::threads::spawn_gated;
 use crate::search::{Numbers, Question};
 use crate::table::Table;
 use std::collections::HashMap;
@@ -97,10 +98,11 @@ pub fn generate(
     let (sender, receiver) = mpsc::channel::<anyhow::Result<(u64, GameSamples)>>();
     let mut summary = DataSummary::default();
     std::thread::scope(|scope| -> anyhow::Result<()> {
-        for _ in 0..options.threads.max(1) {
+        // The solving threads: all of them, or an error in the system's words.
+        spawn_gated(scope, options.threads.max(1), |_| {
             let sender = sender.clone();
             let next_game = &next_game;
-            scope.spawn(move || loop {
+            move || loop {
                 let game = next_game.fetch_add(1, Ordering::Relaxed);
                 if game >= end || stop.load(Ordering::Relaxed) {
                     break;
@@ -109,8 +111,8 @@ pub fn generate(
                 if sender.send(made).is_err() {
                     break;
                 }
-            });
-        }
+            }
+        })?;
         drop(sender);
         // The games come back in any order; they are written in theirs.
         let mut waiting = HashMap::new();
