@@ -34,7 +34,8 @@ pub fn perft<'py>(
     threads: Option<&Bound<'py, PyAny>>,
     divide: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let depth = whole::<u32>("depth", Some(depth))?.unwrap_or_default();
+    let depth = whole::<u32>("depth", Some(depth))?
+        .ok_or_else(|| pyo3::exceptions::PyTypeError::new_err("depth must be a whole number"))?;
     let threads = whole::<usize>("threads", threads)?.unwrap_or(1);
     let pos = PyPosition::from_arg(position)?.pos;
     if threads == 0 {

@@ -22,8 +22,8 @@ static MESSAGE: OnceLock<Vec<u8>> = OnceLock::new();
 pub fn watch_table_file(path: &Path, range: (usize, usize)) {
     let message = format!(
         "error: the table file {} was cut short by another program while this search had it \
-         mapped (its lock keeps other uttt processes away, not other programs): the search \
-         cannot go on; the file is left as the other program made it\n",
+         mapped (its lock keeps other uttt processes away, not other programs), or its disk ran \
+         out of space or failed: the search cannot go on\n",
         path.display()
     );
     if MESSAGE.set(message.into_bytes()).is_err() {
@@ -59,10 +59,11 @@ extern "C" fn on_bus_error(
     info: *mut libc::siginfo_t,
     _context: *mut libc::c_void,
 ) {
-    // SAFETY: the kernel hands a valid siginfo to an SA_SIGINFO handler.
-    let address = unsafe { (*info).si_addr() } as usize;
+    // SAFETY: the kernel hands a valid siginfo to an SA_SIGINFO handler. Only a fault the
+    // kernel raised (si_code > 0) has an address; one sent by `kill` has a pid there.
+    let (code, address) = unsafe { ((*info).si_code, (*info).si_addr() as usize) };
     let (start, length) = (START.load(Ordering::SeqCst), LENGTH.load(Ordering::SeqCst));
-    if address.wrapping_sub(start) < length {
+    if code > 0 && address.wrapping_sub(start) < length {
         if let Some(message) = MESSAGE.get() {
             // SAFETY: writes bytes that live as long as the process; nothing after it but
             // `_exit`.
@@ -71,11 +72,15 @@ extern "C" fn on_bus_error(
         // SAFETY: `_exit` is async-signal-safe.
         unsafe { libc::_exit(2) };
     }
-    // Not the table file's: the default action, taken when the access is made again.
-    // SAFETY: restores the default disposition, async-signal-safe.
+    // Not the table file's: the default action, at once for a signal sent (`kill -BUS`), and
+    // for a fault when the access is made again.
+    // SAFETY: restores the default disposition and raises the signal, async-signal-safe.
     unsafe {
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = libc::SIG_DFL;
         libc::sigaction(signal, &action, std::ptr::null_mut());
+        if code <= 0 {
+            libc::raise(signal);
+        }
     }
 }

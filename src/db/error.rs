@@ -118,16 +118,21 @@ impl fmt::Display for DbError {
                 path.display(),
                 holder_words(holder)
             ),
-            DbError::LeaseLost { path, holder } => write!(
-                f,
-                "this run no longer holds the campaign's lease in database {}{}: it stopped \
-                 writing its tree (what it committed is kept)",
-                path.display(),
-                match holder {
-                    Some(holder) => format!(" ({} took it over)", holder_words(holder)),
-                    None => String::new(),
-                }
-            ),
+            DbError::LeaseLost { path, holder } => match holder {
+                Some(holder) => write!(
+                    f,
+                    "this run no longer holds the campaign's lease in database {} ({} took it \
+                     over): it stopped writing its tree (what it committed is kept)",
+                    path.display(),
+                    holder_words(holder)
+                ),
+                None => write!(
+                    f,
+                    "this run does not hold the campaign's lease in database {} (another \
+                     process took it over, or it never took it): it writes nothing to its tree",
+                    path.display()
+                ),
+            },
             DbError::DamagedTree { path, defect } => write!(
                 f,
                 "the campaign's kept tree in database {} is damaged ({defect}): `uttt campaign \

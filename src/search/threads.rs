@@ -96,6 +96,12 @@ where
     F: FnOnce() -> T + Send + 'scope,
 {
     let gate = Arc::new(Gate::default());
+    // Should `make` panic with threads started, they are sent home as the panic leaves:
+    // the scope would otherwise wait for them for ever.
+    let mut sends_home = SendHomeOnDrop {
+        gate: Arc::clone(&gate),
+        armed: true,
+    };
     let mut handles = Vec::with_capacity(count);
     for i in 0..count {
         let work = make(i);
@@ -104,7 +110,7 @@ where
         match spawned {
             Ok(handle) => handles.push(handle),
             Err(source) => {
-                gate.set(false);
+                // `sends_home` sends the started threads home as this returns.
                 return Err(ThreadError {
                     wanted: count,
                     started: i,
@@ -113,8 +119,23 @@ where
             }
         }
     }
+    sends_home.armed = false;
     gate.set(true);
     Ok(handles)
+}
+
+/// Sends the threads behind its gate home when dropped armed (see [`spawn_gated_by`]).
+struct SendHomeOnDrop {
+    gate: Arc<Gate>,
+    armed: bool,
+}
+
+impl Drop for SendHomeOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            self.gate.set(false);
+        }
+    }
 }
 
 /// Whether the system starts `count` threads now (they end at once): asked where a thread count

@@ -359,6 +359,14 @@ impl<'a> DatabaseKeeper<'a> {
                 self.outcome.stored += stored.new;
                 true
             }
+            Err(error @ DbError::LeaseLost { .. }) => {
+                // Another process runs the campaign now: this run writes nothing more, and
+                // its search ends (what it committed stays; what it did not is counted as
+                // not stored, which makes the run's end an error).
+                self.outcome.failed_stores += 1;
+                self.outcome.error = Some(error.with_causes());
+                false
+            }
             Err(error) => {
                 // Tried again at the next merge: the nodes, facts, jobs and work wait for it.
                 // A run's first record not made is made then.

@@ -470,6 +470,7 @@ fn a_table_file_cut_short_under_a_solve_ends_it_with_words_not_a_bus_error() {
     let err = drained.join().unwrap();
     assert_eq!(status.code(), Some(2), "{status:?}: {err}");
     assert!(err.contains("was cut short by another program"), "{err}");
+    assert!(err.contains("t.table"), "{err}");
     // The next run refuses the file as it is.
     let (code, _, err) = run_uttt(&["solve", "ee ea", "--table-file", table_arg]);
     assert_eq!(code, 2, "{err}");

@@ -130,6 +130,7 @@ fn private_tables_solve(
     with_private_tables(&private, None, |transport| {
         Solver::new(&options, table).jobs_on(transport).solve(pos)
     })
+    .expect("two threads start")
 }
 
 /// The value `solve` finds for `notation` (under `rules`) with a table of `table_bytes`, in the

@@ -1,7 +1,8 @@
 //! `uttt analyze POSITION`: the value of every legal move.
 
 use super::options::{
-    check_files, open_database, open_table, search_files, search_options, use_database,
+    check_files, check_threads, open_database, open_table, search_files, search_options,
+    use_database,
 };
 use super::progress::{progress_mode, with_live_line};
 use super::report::{analysis_text, AnalysisJson};
@@ -21,6 +22,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<i32> {
         anyhow::bail!("the game is over in this position ({pos}): there are no moves to analyse");
     }
     let mut options = search_options(&args.search, None)?;
+    check_threads(&options)?;
     options.max_plies = args.max_plies;
     check_files(&search_files(&args.search))?;
     let mut table = open_table(&args.search)?;

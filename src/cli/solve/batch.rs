@@ -6,7 +6,7 @@
 //! result already finished is still printed, in order, before the summary.
 
 use super::entries::{count_entries, Entries, Entry};
-use super::options::{open_database, open_table, search_options, use_database};
+use super::options::{check_threads, open_database, open_table, search_options, use_database};
 use super::progress::{batch_bar, progress_mode, Progress};
 use super::report::{
     database_text, move_text, report_certificate_problem, trusted_files, verdict_label, SolveJson,
@@ -83,6 +83,7 @@ pub fn run(args: &SolveArgs, path: &Path) -> anyhow::Result<i32> {
         .and_then(|limit| std::time::Instant::now().checked_add(limit));
     let entries = Entries::open(path, args.rule_set.rules, open_deadline)?;
     let mut options = search_options(&args.search, args.attacker)?;
+    check_threads(&options)?;
     options.max_plies = args.max_plies;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let wanted_jobs = args.jobs.map_or(cores, |j| j as usize);

@@ -2,7 +2,7 @@
 //! database keeps, so that it can be stopped at any moment and resumed by the same command,
 //! what such a campaign has done so far, its certificate, and a fresh start of its trees.
 
-use super::options::{check_files, open_table, search_files, search_options};
+use super::options::{check_files, check_threads, open_table, search_files, search_options};
 use super::progress::{progress_mode, with_live_line};
 use super::report::{exit_code, number_text, report_certificate_problem, summary_text, SolveJson};
 use crate::cli::args::{CampaignCertifyArgs, CampaignRunArgs, CampaignStatusArgs};
@@ -100,6 +100,7 @@ pub fn run(args: &CampaignRunArgs) -> anyhow::Result<i32> {
     }
     let stop = interrupt::stop_flag();
     let request = campaign_request(args)?;
+    check_threads(&request.options)?;
     let mut campaign = Campaign::open(&request).map_err(campaign_error)?;
     let mut table = open_table(&args.search)?;
     campaign

@@ -41,8 +41,6 @@ pub fn search_options(
     }
     let defaults = SolveOptions::default();
     let threads = args.threads.map_or(defaults.threads, |t| t as usize);
-    // A count the system cannot start is refused here, in its words, before any work.
-    crate::search::threads::check_startable(threads)?;
     Ok(SolveOptions {
         engine: args.engine.map_or(defaults.engine, Engine::from),
         threads,
@@ -58,6 +56,14 @@ pub fn search_options(
         job_time: args.job_time,
         guide: args.guide.checked()?,
     })
+}
+
+/// Refuses `options`' thread count when the system cannot start it, in its words, before any
+/// work: for a search of this process's threads (not an MPI rank's, which must not leave the
+/// others waiting: a worker rank that is refused searches on one thread, see
+/// `crate::distributed::rank::serve`).
+pub fn check_threads(options: &SolveOptions) -> anyhow::Result<()> {
+    Ok(crate::search::threads::check_startable(options.threads)?)
 }
 
 /// The files the search options name: the table file and the database, both written.

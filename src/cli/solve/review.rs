@@ -2,14 +2,15 @@
 //! [`crate::services::review`]), printed as a table of plies or as JSON Lines.
 
 use super::options::{
-    check_files, open_database, open_table, search_files, search_options, use_database,
+    check_files, check_threads, open_database, open_table, search_files, search_options,
+    use_database,
 };
 use super::progress::{progress_mode, with_walk_line, Walk};
 use super::report::{move_text, table_text, verdict_label, verdict_words, win_in_words};
 use crate::cli::args::{ReviewArgs, DEFAULT_REVIEW_TIME_LIMIT};
 use crate::cli::{interrupt, EXIT_INCOMPLETE, EXIT_OK};
 use crate::db::Source;
-use crate::files::lines::{open_input, read_at_most};
+use crate::files::lines::{is_stopped, open_input, read_at_most};
 use crate::files::NamedPath;
 use crate::game::notation::split_moves;
 use crate::game::NotationError;
@@ -23,7 +24,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Reviews the game the arguments name and prints it; returns the exit code: 0 when every
 /// position's value is known, 1 when some are not (a limit, or the walk stopped early), 128 +
@@ -40,6 +41,7 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<i32> {
     let moves = read_game(args)?;
     let start = Position::start_under(args.rule_set.rules);
     let mut options = search_options(&args.search, None)?;
+    check_threads(&options)?;
     options.time_limit = options.time_limit.or(Some(DEFAULT_REVIEW_TIME_LIMIT));
     let mut table = open_table(&args.search)?;
     let database = open_database(&args.search)?;
@@ -96,12 +98,24 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<i32> {
 const MAX_GAME_BYTES: u64 = 1 << 20;
 
 /// All of the file `path` (`-`: stdin; named `name` in errors), at most [`MAX_GAME_BYTES`] of
-/// it. Waiting for a writer (a FIFO) or for the bytes ends at Ctrl-C, SIGTERM or `deadline`.
-fn read_bounded(path: &Path, name: &str, deadline: Option<Instant>) -> anyhow::Result<String> {
+/// it. Waiting for a writer (a FIFO) or for the bytes ends at Ctrl-C, SIGTERM or after `limit`.
+fn read_bounded(path: &Path, name: &str, limit: Option<Duration>) -> anyhow::Result<String> {
     let stop = interrupt::stop_flag();
+    let deadline = limit.and_then(|limit| Instant::now().checked_add(limit));
     let read = open_input(path, stop, deadline, deadline)
         .and_then(|input| read_at_most(input, MAX_GAME_BYTES))
-        .with_context(|| format!("cannot read {name}"))?;
+        .map_err(|error| {
+            // The time limit, not a signal (whose exit code the error keeps either way).
+            let timed_out = is_stopped(&error) && interrupt::exit_code().is_none();
+            let context = match limit.filter(|_| timed_out) {
+                Some(limit) => format!(
+                    "cannot read {name}: nothing came within {} s (--time-limit)",
+                    limit.as_secs_f64()
+                ),
+                None => format!("cannot read {name}"),
+            };
+            anyhow::Error::new(error).context(context)
+        })?;
     let bytes =
         read.with_context(|| format!("{name} is longer than {MAX_GAME_BYTES} bytes: not a game"))?;
     String::from_utf8(bytes).map_err(|e| {
@@ -121,19 +135,19 @@ enum Origin<'a> {
 /// moves is refused, since a review needs the moves that were played.
 fn read_game(args: &ReviewArgs) -> anyhow::Result<Vec<Move>> {
     let rules = args.rule_set.rules;
-    // The game is waited for at most as long as one position's search.
+    // A file (a FIFO) is waited for at most as long as one position's search; stdin as long
+    // as it takes (a person may be typing the game).
     let limit = args.search.time_limit.unwrap_or(DEFAULT_REVIEW_TIME_LIMIT);
-    let deadline = Instant::now().checked_add(limit);
     let (text, origin) = match (&args.game, &args.file) {
         (Some(game), _) if game == "-" => {
-            let text = read_bounded(Path::new("-"), "stdin", deadline)?;
+            let text = read_bounded(Path::new("-"), "stdin", None)?;
             (without_comments(&text), Origin::Stdin)
         }
         (Some(game), _) => (game.clone(), Origin::Argument),
         (None, Some(path)) => {
             let name = format!("the game file {}", path.display());
             (
-                without_comments(&read_bounded(path, &name, deadline)?),
+                without_comments(&read_bounded(path, &name, Some(limit))?),
                 Origin::File(path),
             )
         }

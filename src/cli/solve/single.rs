@@ -1,6 +1,6 @@
 //! `uttt solve POSITION`: one position, a summary or one JSON object.
 
-use super::options::{open_database, open_table, search_options, use_database};
+use super::options::{check_threads, open_database, open_table, search_options, use_database};
 use super::progress::{progress_mode, with_live_line};
 use super::report::{
     certificate_text, exit_code, report_certificate_problem, summary_text, trusted_files, SolveJson,
@@ -23,6 +23,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
     let stop = interrupt::stop_flag();
     let pos = args.resolve_position()?;
     let mut options = search_options(&args.search, args.attacker)?;
+    check_threads(&options)?;
     options.max_plies = args.max_plies;
     let private_tables = if args.private_tables {
         private_tables(&options, args.search.table_mem)?
@@ -47,14 +48,15 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<i32> {
                 use_database(solver, db, &args.search, Source::Solve)
                     .solve_win_in(&pos, args.win_in.mode())
             })
+            .map_err(anyhow::Error::from)
         } else {
             let solver = Solver::new(&options, &table)
                 .stopped_by(stop)
                 .watched_by(live);
-            use_database(solver, db, &args.search, Source::Solve)
-                .solve_win_in(&pos, args.win_in.mode())
+            Ok(use_database(solver, db, &args.search, Source::Solve)
+                .solve_win_in(&pos, args.win_in.mode()))
         }
-    });
+    })?;
     if let Some(failure) = &report.failure {
         anyhow::bail!("the search could not run: {failure}");
     }

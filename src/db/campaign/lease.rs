@@ -8,8 +8,12 @@
 //! or a power cut leaves nothing to clean up by hand: a lease whose holder is gone is taken
 //! over.
 //!
-//! - A holder on this host is alive while a process of its pid runs that started when the
-//!   holder did (a pid reused by another program is not the holder) on the same boot.
+//! - A holder on this host (the same host name, boot and pid namespace) is alive while a
+//!   process of its pid runs, not a zombie, that started when the holder did (a pid reused by
+//!   another program is not the holder). A holder of this host's last boot (its lease not
+//!   renewed since this boot) is gone.
+//! - A holder that cannot be asked (another host, or another pid namespace: a container
+//!   beside this one, with the same host name) is alive until its lease goes stale.
 //! - A holder on another host (a database on a shared disk) cannot be asked: its lease is stale
 //!   once not renewed for [`STALE_AFTER`]; every record renews it.
 //!
@@ -30,6 +34,7 @@ pub(in crate::db) const SCHEMA: &str = "
         pid INTEGER NOT NULL,
         host TEXT NOT NULL,
         boot TEXT NOT NULL,
+        pid_space TEXT NOT NULL,
         started INTEGER NOT NULL,
         taken INTEGER NOT NULL,
         renewed INTEGER NOT NULL
@@ -58,6 +63,9 @@ struct Process {
     host: String,
     /// The boot's id (`/proc/sys/kernel/random/boot_id`), empty where unknown.
     boot: String,
+    /// The pid namespace (`/proc/self/ns/pid`'s link), empty where unknown: pids name the
+    /// same processes only within one.
+    pid_space: String,
     /// The process's start, in clock ticks since boot (`/proc/PID/stat`), 0 where unknown.
     started: u64,
 }
@@ -69,6 +77,9 @@ impl Process {
             pid,
             host: host_name(),
             boot: boot_id(),
+            pid_space: std::fs::read_link("/proc/self/ns/pid")
+                .map(|link| link.display().to_string())
+                .unwrap_or_default(),
             started: start_time(pid).unwrap_or(0),
         }
     }
@@ -111,14 +122,15 @@ impl Database {
         transaction
             .execute(
                 "INSERT OR REPLACE INTO campaign_leases
-                 (campaign, token, pid, host, boot, started, taken, renewed)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                 (campaign, token, pid, host, boot, pid_space, started, taken, renewed)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
                 params![
                     campaign.0,
                     token,
                     me.pid,
                     me.host,
                     me.boot,
+                    me.pid_space,
                     super::super::clamp(me.started),
                     super::super::clamp(now)
                 ],
@@ -196,14 +208,19 @@ impl Database {
                     .map_err(|e| self.query_error(e))?;
                 Ok(())
             }
-            other => Err(DbError::LeaseLost {
-                path: self.path.clone(),
-                holder: other.map(|row| LeaseHolder {
-                    pid: row.holder.pid,
-                    host: row.holder.host,
-                    taken: row.taken,
-                }),
-            }),
+            other => {
+                // Lost for good: a later `hold_lease` takes it anew rather than trusting it.
+                self.held_leases()
+                    .retain(|&(c, t)| (c, t) != (campaign, token));
+                Err(DbError::LeaseLost {
+                    path: self.path.clone(),
+                    holder: other.map(|row| LeaseHolder {
+                        pid: row.holder.pid,
+                        host: row.holder.host,
+                        taken: row.taken,
+                    }),
+                })
+            }
         }
     }
 
@@ -228,7 +245,7 @@ fn lease_row(
     campaign: CampaignId,
 ) -> rusqlite::Result<Option<LeaseRow>> {
     conn.query_row(
-        "SELECT token, pid, host, boot, started, taken, renewed
+        "SELECT token, pid, host, boot, pid_space, started, taken, renewed
          FROM campaign_leases WHERE campaign = ?1",
         params![campaign.0],
         |row| {
@@ -239,10 +256,11 @@ fn lease_row(
                     pid: u32::try_from(row.get::<_, i64>(1)?).unwrap_or(0),
                     host: row.get(2)?,
                     boot: row.get(3)?,
-                    started: whole(4)?,
+                    pid_space: row.get(4)?,
+                    started: whole(5)?,
                 },
-                taken: whole(5)?,
-                renewed: whole(6)?,
+                taken: whole(6)?,
+                renewed: whole(7)?,
             })
         },
     )
@@ -252,27 +270,33 @@ fn lease_row(
 /// Whether the holder of `row` still holds it, seen from process `me` at `now`.
 fn holder_is_alive(row: &LeaseRow, me: &Process, now: u64) -> bool {
     let holder = &row.holder;
+    let stale = || now.saturating_sub(row.renewed) >= STALE_AFTER.as_secs();
+    let known = |a: &str, b: &str| !a.is_empty() && !b.is_empty();
     if holder.host != me.host {
-        return now.saturating_sub(row.renewed) < STALE_AFTER.as_secs();
+        return !stale();
     }
-    if !holder.boot.is_empty() && !me.boot.is_empty() && holder.boot != me.boot {
-        return false;
+    if known(&holder.boot, &me.boot) && holder.boot != me.boot {
+        // This host's last boot, if not renewed since this one began; else a machine of the
+        // same name (`localhost`) that cannot be asked.
+        let before_boot = boot_time().is_some_and(|boot| row.renewed < boot);
+        return !before_boot && !stale();
     }
-    if holder.pid == me.pid {
-        // Another handle of this process (a Python program with two campaigns of one
-        // position): alive, since this process is.
-        return true;
+    if known(&holder.pid_space, &me.pid_space) && holder.pid_space != me.pid_space {
+        return !stale();
     }
     process_is_alive(holder.pid, holder.started)
 }
 
-/// Whether process `pid`, started at `started` ticks after boot (0: unknown), runs.
+/// Whether process `pid`, started at `started` ticks after boot (0: unknown), runs: a process
+/// of that pid that is no zombie and started then.
 fn process_is_alive(pid: u32, started: u64) -> bool {
     if pid == 0 || i32::try_from(pid).is_err() {
         return false;
     }
-    match start_time(pid) {
-        Some(now_started) => started == 0 || now_started == started,
+    match process_state(pid) {
+        Some((state, now_started)) => {
+            !matches!(state, 'Z' | 'X' | 'x') && (started == 0 || now_started == started)
+        }
         // No /proc entry: gone, where /proc is there to say so.
         None if std::path::Path::new("/proc/self/stat").exists() => false,
         None => signal_reaches(pid),
@@ -292,13 +316,29 @@ fn signal_reaches(_pid: u32) -> bool {
     true
 }
 
-/// Process `pid`'s start in clock ticks since boot: field 22 of `/proc/PID/stat`, read after
-/// the command's closing parenthesis (a command may hold spaces and parentheses).
-fn start_time(pid: u32) -> Option<u64> {
+/// Process `pid`'s state letter and start in clock ticks since boot: fields 3 and 22 of
+/// `/proc/PID/stat`, read after the command's closing parenthesis (a command may hold spaces
+/// and parentheses).
+fn process_state(pid: u32) -> Option<(char, u64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after_command = &stat[stat.rfind(')')? + 1..];
-    // Fields 3 onwards follow the command: the start time is the 20th of them.
-    after_command.split_whitespace().nth(19)?.parse().ok()
+    let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    // The start time is the 20th field after the state.
+    let started = fields.nth(18)?.parse().ok()?;
+    Some((state, started))
+}
+
+/// Process `pid`'s start in clock ticks since boot (see [`process_state`]).
+fn start_time(pid: u32) -> Option<u64> {
+    process_state(pid).map(|(_, started)| started)
+}
+
+/// When this boot began, in seconds since the Unix epoch (`btime` of `/proc/stat`).
+fn boot_time() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    stat.lines()
+        .find_map(|line| line.strip_prefix("btime "))
+        .and_then(|seconds| seconds.trim().parse().ok())
 }
 
 fn boot_id() -> String {
@@ -453,17 +493,50 @@ mod tests {
         let campaign = db.campaign(&position(), None).unwrap();
         let now = crate::db::now_seconds() as i64;
         let stale = STALE_AFTER.as_secs() as i64;
-        for (renewed, held) in [(now - 5, true), (now - stale - 5, false)] {
+        let me = Process::this();
+        // Another host; this host's name in another pid namespace (a container beside this
+        // one); this host's name on another boot renewed since this boot (a machine of the
+        // same name): each held until stale.
+        let unaskable = [
+            (
+                "elsewhere".to_string(),
+                me.boot.clone(),
+                me.pid_space.clone(),
+            ),
+            (me.host.clone(), me.boot.clone(), "pid:[1]".to_string()),
+            (
+                me.host.clone(),
+                "another boot".to_string(),
+                me.pid_space.clone(),
+            ),
+        ];
+        for (host, boot, space) in unaskable {
+            for (renewed, held) in [(now - 5, true), (now - stale - 5, false)] {
+                db.connection()
+                    .execute(
+                        "INSERT OR REPLACE INTO campaign_leases
+                         (campaign, token, pid, host, boot, pid_space, started, taken, renewed)
+                         VALUES (?1, 7, 4242, ?2, ?3, ?4, 9, ?5, ?5)",
+                        params![campaign.0, host, boot, space, renewed],
+                    )
+                    .unwrap();
+                let what = format!("{host} {boot} {space} renewed {renewed}");
+                assert_eq!(db.lease_holder(campaign).unwrap().is_some(), held, "{what}");
+                assert_eq!(db.take_lease(campaign).is_ok(), !held, "{what}");
+                db.release_lease(campaign).unwrap();
+            }
+        }
+        // This host's last boot, not renewed since this boot began: gone at once.
+        if let Some(boot) = boot_time().filter(|_| !me.boot.is_empty()) {
             db.connection()
                 .execute(
                     "INSERT OR REPLACE INTO campaign_leases
-                     (campaign, token, pid, host, boot, started, taken, renewed)
-                     VALUES (?1, 7, 4242, 'elsewhere', 'b', 9, ?2, ?2)",
-                    params![campaign.0, renewed],
+                     (campaign, token, pid, host, boot, pid_space, started, taken, renewed)
+                     VALUES (?1, 7, 4242, ?2, 'an older boot', ?3, 9, ?4, ?4)",
+                    params![campaign.0, me.host, me.pid_space, boot as i64 - 5],
                 )
                 .unwrap();
-            assert_eq!(db.lease_holder(campaign).unwrap().is_some(), held);
-            assert_eq!(db.take_lease(campaign).is_ok(), !held);
+            assert_eq!(db.lease_holder(campaign).unwrap(), None);
         }
     }
 }

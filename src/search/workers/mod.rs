@@ -67,23 +67,8 @@ pub fn serve_jobs(
     }
 }
 
-/// Starts a worker thread in `scope` that serves `jobs` against `table` (see [`serve_jobs`])
-/// and raises `failed` if it panics (see [`PanicFlag`]).
-pub(crate) fn spawn_worker<'scope, 'env>(
-    scope: &'scope std::thread::Scope<'scope, 'env>,
-    jobs: Receiver<Job>,
-    table: &'env Table,
-    limits: Limits<'env>,
-    failed: &'env AtomicBool,
-    deliver: impl FnMut(JobResult) -> bool + Send + 'scope,
-) {
-    scope.spawn(move || {
-        let _flag = PanicFlag(failed);
-        serve_jobs(jobs, table, limits, deliver);
-    });
-}
-
-/// Starts `count` worker threads in `scope` (as [`spawn_worker`] does, all or none: see
+/// Starts `count` worker threads in `scope` (each serving the jobs against `table`, see
+/// [`serve_jobs`], and raising `failed` if it panics, see [`PanicFlag`]; all or none: see
 /// [`spawn_gated`]) that share the job channel `jobs` and send their results to `results`,
 /// until either channel closes.
 pub(crate) fn spawn_workers<'scope, 'env>(

@@ -11,10 +11,11 @@
 //! queue and the minimum that hide its round trip.
 
 use super::placement::{Placement, SHARE_MIN_WORK};
-use super::{receive_from_threads, spawn_worker, start_round, Workers};
+use super::{receive_from_threads, serve_jobs, start_round, PanicFlag, Workers};
 use crate::search::dfpn::{Limits, LiveStats};
 use crate::search::handover::{install, subtree_entries, HANDED_OVER_ENTRIES};
 use crate::search::job::{Job, JobResult, JobTerms};
+use crate::search::threads::{spawn_gated, ThreadError};
 use crate::table::Table;
 use crossbeam_channel::{Receiver, Sender};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -101,12 +102,12 @@ impl PrivateTableWorkers<'_> {
 
 /// Calls `f` with PN-DFPN workers, one thread per table of `tables` (at least one), each
 /// searching against its own and counting its nodes in `live`; the threads end when `f`
-/// returns.
+/// returns. A thread the system refuses is an error, and `f` is not called.
 pub fn with_private_tables<R>(
     tables: &[Table],
     live: Option<&LiveStats>,
     f: impl FnOnce(&mut dyn Workers) -> R,
-) -> R {
+) -> Result<R, ThreadError> {
     assert!(!tables.is_empty(), "workers need at least one table");
     let abort = AtomicBool::new(false);
     let failed = AtomicBool::new(false);
@@ -119,18 +120,18 @@ pub fn with_private_tables<R>(
     };
     let (result_tx, results) = crossbeam_channel::unbounded();
     std::thread::scope(|scope| {
-        let jobs = tables
-            .iter()
-            .enumerate()
-            .map(|(worker, table)| {
-                let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
-                let result_tx = result_tx.clone();
-                spawn_worker(scope, job_rx, table, limits, &failed, move |result| {
+        let mut jobs = Vec::with_capacity(tables.len());
+        spawn_gated(scope, tables.len(), |worker| {
+            let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
+            jobs.push(job_tx);
+            let (table, result_tx, failed) = (&tables[worker], result_tx.clone(), &failed);
+            move || {
+                let _flag = PanicFlag(failed);
+                serve_jobs(job_rx, table, limits, |result| {
                     result_tx.send((worker, result)).is_ok()
                 });
-                job_tx
-            })
-            .collect();
+            }
+        })?;
         drop(result_tx);
         let mut workers = PrivateTableWorkers {
             tables,
@@ -142,6 +143,6 @@ pub fn with_private_tables<R>(
         };
         // Dropping the workers, also when `f` panics, closes the job channels: the threads
         // finish and the scope ends.
-        f(&mut workers)
+        Ok(f(&mut workers))
     })
 }
