@@ -244,22 +244,21 @@ fn db_import_refuses_facts_the_rules_contradict_with_their_line() {
     use uttt::game::{Outcome, Player, Rng};
     let dir = common::temp_dir("db-import-rules");
     let db = dir.join("f.db");
-    // A game X has won (the first seeded random game that X wins).
-    let won = (0..)
-        .map(|seed| {
-            let mut rng = Rng::new(seed);
-            let mut game = Position::start();
-            while let Some(mv) = rng.legal_move(&game) {
-                game = game.play(mv);
-            }
-            game
-        })
-        .find(|game| game.outcome() == Outcome::Won(Player::X))
-        .unwrap();
+    // A finished game: a seeded random one played to its end, and its winner (O, a draw or
+    // X: the fact below says the side that finished did not, or X finished a draw).
+    let mut rng = Rng::new(86);
+    let mut finished = Position::start();
+    while let Some(mv) = rng.legal_move(&finished) {
+        finished = finished.play(mv);
+    }
+    let winner = match finished.outcome() {
+        Outcome::Won(player) => Some(player),
+        _ => None,
+    };
     let opened = Position::start().play(Move::from_square(40));
-    let fact = |position, wins, best_move| Fact {
+    let fact = |position, attacker, wins, best_move| Fact {
         position,
-        attacker: Player::X,
+        attacker,
         wins,
         within: None,
         work: 1,
@@ -267,15 +266,18 @@ fn db_import_refuses_facts_the_rules_contradict_with_their_line() {
         source: Source::Import,
         created: 1_700_000_000,
     };
-    let sound = serde_json::to_string(&fact(won, true, None)).unwrap();
+    let attacker = winner.unwrap_or(Player::X);
+    let truth = winner.is_some();
+    let sound = serde_json::to_string(&fact(finished, attacker, truth, None)).unwrap();
+    let over = format!(
+        "the game is over: the answer is {}",
+        if truth { "yes" } else { "no" }
+    );
     for (bad, says) in [
-        (
-            fact(won, false, None),
-            "the game is over: the answer is yes",
-        ),
+        (fact(finished, attacker, !truth, None), over.as_str()),
         // The centre cell, taken by the move played.
         (
-            fact(opened, false, Some(Move::from_square(40))),
+            fact(opened, Player::X, false, Some(Move::from_square(40))),
             "the best move ee is not a legal move",
         ),
     ] {

@@ -390,32 +390,25 @@ fn a_full_disk_costs_no_answer_and_is_told_apart_from_a_failed_check() {
     let inputs = crate::common::temp_dir("tiny-disk-batch");
     let positions = inputs.join("p.txt");
     std::fs::write(&positions, format!("{O_WINS}\n{O_WINS} O\n")).unwrap();
-    let (code, out, err) = run_uttt(&[
-        "solve",
-        "--file",
-        positions.to_str().unwrap(),
-        "--certificate",
-        disk.0.to_str().unwrap(),
-        "--table-mem",
-        "16M",
-        "--jobs",
-        "1",
-    ]);
+    let batch = |more: &[&str]| {
+        let base = [
+            "solve",
+            "--file",
+            positions.to_str().unwrap(),
+            "--certificate",
+            disk.0.to_str().unwrap(),
+            "--table-mem",
+            "16M",
+        ];
+        run_uttt(&[&base[..], more].concat())
+    };
+    let (code, out, err) = batch(&["--jobs", "1"]);
     assert_eq!(code, 2, "{out}{err}");
     assert_eq!(out.matches("certificate NOT WRITTEN").count(), 2, "{out}");
     assert!(out.contains("2 certificates NOT WRITTEN"), "{out}");
     assert!(!out.contains("NOT CERTIFIED"), "{out}");
     assert!(err.contains("No space left on device"), "{err}");
-    let (code, out, _) = run_uttt(&[
-        "solve",
-        "--file",
-        positions.to_str().unwrap(),
-        "--certificate",
-        disk.0.to_str().unwrap(),
-        "--table-mem",
-        "16M",
-        "--json",
-    ]);
+    let (code, out, _) = batch(&["--json"]);
     assert_eq!(code, 2);
     let summary: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
     assert_eq!(summary["not_written"], 2, "{out}");

@@ -345,8 +345,11 @@ fn certify(
         // A full disk, say: the line's answer stands, and the line says its certificate is
         // missing (not a failed check, which would be a bug).
         Err(error) => {
-            eprintln!("error: line {line}: {}", error.with_causes());
-            Some(CertificateFigures::not_written(path, &error))
+            let figures = CertificateFigures::not_written(path, &error);
+            if let Some(words) = &figures.not_written {
+                eprintln!("error: line {line}: {words}");
+            }
+            Some(figures)
         }
     }
 }

@@ -72,7 +72,13 @@ impl CertificateFigures {
     pub fn not_written(path: Option<PathBuf>, error: &CertificateFileError) -> CertificateFigures {
         CertificateFigures {
             path,
-            not_written: Some(error.with_causes()),
+            // The message and its causes (what the system said), each after a colon.
+            not_written: Some(
+                anyhow::Chain::new(error)
+                    .map(|cause| cause.to_string())
+                    .collect::<Vec<_>>()
+                    .join(": "),
+            ),
             ..CertificateFigures::default()
         }
     }
@@ -100,19 +106,6 @@ impl fmt::Display for CertificateFileError {
             }
             CertificateFileError::Check(error) => error.fmt(f),
         }
-    }
-}
-
-impl CertificateFileError {
-    /// The message followed by its causes (what the system said).
-    pub fn with_causes(&self) -> String {
-        let mut text = self.to_string();
-        let mut cause = std::error::Error::source(self);
-        while let Some(error) = cause {
-            text += &format!(": {error}");
-            cause = error.source();
-        }
-        text
     }
 }
 
