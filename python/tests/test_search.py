@@ -187,3 +187,11 @@ def test_choose_on_a_finished_game_names_no_move_and_bad_options_raise():
         uttt.choose("ee", seed="one")
     with pytest.raises(ValueError, match="depth"):
         uttt.perft("start", -1)
+
+
+def test_a_misspelt_keyword_names_the_function_called_and_dir_lists_the_packages_names():
+    for function in (uttt.solve, uttt.analyze, uttt.choose):
+        with pytest.raises(TypeError, match=rf"{function.__name__}\(\).*'time_limt'"):
+            function("ee", time_limt=1)
+    assert dir(uttt) == sorted(uttt.__all__)
+    assert not {"Any", "Optional", "Union", "annotations"} & set(dir(uttt))

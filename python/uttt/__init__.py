@@ -52,6 +52,20 @@ if TYPE_CHECKING:
 PositionLike = Union[Position, str]
 
 
+def __dir__() -> list[str]:
+    """The package's own names: not the typing helpers it imports."""
+    return sorted(__all__)
+
+
+def _solver(caller: str, options: dict) -> Solver:
+    """A Solver of ``options`` for the function ``caller``, whose name a bad keyword's
+    TypeError gives (not ``Solver.__new__``, which the caller never called)."""
+    try:
+        return Solver(**options)
+    except TypeError as error:
+        raise TypeError(str(error).replace("Solver.__new__()", f"{caller}()")) from None
+
+
 def solve(
     position: PositionLike,
     *,
@@ -73,7 +87,7 @@ def solve(
 
     Each call makes a fresh table; a :class:`Solver` keeps one between calls.
     """
-    return Solver(**options).solve(position, progress=progress)
+    return _solver("solve", options).solve(position, progress=progress)
 
 
 def analyze(
@@ -88,7 +102,7 @@ def analyze(
     and ``best_reply``, best first, ``unknown_moves`` those a limit left open. The keywords
     are :func:`solve`'s. Raises ValueError when the game is over.
     """
-    return Solver(**options).analyze(position, progress=progress)
+    return _solver("analyze", options).analyze(position, progress=progress)
 
 
 def review(
@@ -109,7 +123,9 @@ def review(
     and its mark, best, mistake or blunder), then the summary (``"type": "summary"``). The
     other keywords are :func:`solve`'s.
     """
-    return Solver(**options).review(game, rules=rules, stop_after=stop_after, progress=progress)
+    return _solver("review", options).review(
+        game, rules=rules, stop_after=stop_after, progress=progress
+    )
 
 
 def choose(
@@ -135,6 +151,6 @@ def choose(
 
     Each call makes a fresh table and tree; :meth:`Solver.choose` keeps both between calls.
     """
-    return Solver(**options).choose(
+    return _solver("choose", options).choose(
         position, time_limit=time_limit, playouts=playouts, seed=seed, temperature=temperature
     )

@@ -201,8 +201,8 @@ pub fn parse_request(url: &str, rules: Rules) -> Result<Request, RequestError> {
     let query = Query(query_pairs(query)?);
     let rules = match query.get("rules") {
         None => rules,
-        Some(name) => Rules::from_name(name)
-            .ok_or_else(|| RequestError::Bad(format!("unknown rule set `{name}`")))?,
+        // The command line's words, which name the rule sets there are.
+        Some(name) => Rules::parse(name).map_err(RequestError::Bad)?,
     };
     let game = |parameter: &str, what: &str| -> Result<Game, RequestError> {
         let text = query.required(parameter)?;
@@ -440,7 +440,11 @@ mod tests {
         assert!(bad("/api/show?position=ee&play=ea+zz").starts_with("play: "));
         assert!(bad("/api/show?position=%zz").contains("bad %-escape in `%zz` at byte 1"));
         assert!(bad("/api/show?position=%+5").contains("bad %-escape"));
-        assert!(bad("/api/show?position=start&rules=chess").contains("unknown rule set"));
+        let unknown = bad("/api/show?position=start&rules=chess");
+        assert!(
+            unknown.contains("unknown rule set `chess`: expected common"),
+            "{unknown}"
+        );
         assert!(bad("/api/review").contains("`game` is missing"));
         assert!(bad("/api/review?game=ee+zz").starts_with("invalid game `ee zz`: "));
         let text = "ee ea".parse::<Position>().unwrap().to_string();

@@ -248,7 +248,8 @@ pub struct SolveArgs {
     #[command(flatten)]
     pub rule_set: RuleSetArg,
     /// Solve every position of a file (`-` for stdin): one per line, optionally followed by
-    /// the expected value (`X`, `O` or `draw`); blank lines and `#` comments are skipped.
+    /// the expected value (`X`, `O` or `draw`); blank lines and `#` comments are skipped, and
+    /// a line `rules NAME` sets the rule set for the lines after it.
     #[arg(long, value_name = "FILE")]
     pub file: Option<PathBuf>,
     /// Positions solved at once in a batch (default: the available parallelism). They share

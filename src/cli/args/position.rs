@@ -30,8 +30,7 @@ pub struct PositionArgs {
 #[derive(Args, Debug, Clone, Copy)]
 pub struct RuleSetArg {
     /// The rule set: `common`, `open` (won boards stay open until full) or `codingame` (a
-    /// game without a line goes to the player with more won boards). In a batch file, a line
-    /// `rules NAME` sets it for the lines after it.
+    /// game without a line goes to the player with more won boards).
     #[arg(long, value_name = "NAME", default_value = "common", value_parser = parse_rules)]
     pub rules: Rules,
 }

@@ -150,11 +150,14 @@ fn board_letter(index: usize) -> char {
     (b'a' + index as u8) as char
 }
 
+/// The index of a board or cell letter, in either case (`start` and uttt.ai's notation take
+/// any case; so do moves).
 fn letter_index(c: char) -> Option<usize> {
+    let c = c.to_ascii_lowercase();
     ('a'..='i').contains(&c).then(|| c as usize - 'a' as usize)
 }
 
-/// Parses a move such as `ae` (board letter, then cell letter).
+/// Parses a move such as `ae` (board letter, then cell letter; `AE` and `Ae` too).
 pub fn parse_move(text: &str) -> Result<Move, String> {
     let mut chars = text.chars();
     match (chars.next(), chars.next(), chars.next()) {
@@ -270,3 +273,19 @@ macro_rules! serde_as_text {
 
 serde_as_text!(Position, parse_displayed_position);
 serde_as_text!(Move, parse_move);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_are_read_in_either_case_and_other_letters_are_refused() {
+        for text in ["ae", "AE", "Ae", "aE"] {
+            assert_eq!(parse_move(text), Ok(Move::new(0, 4)), "{text}");
+        }
+        assert_eq!(parse_move("II"), Ok(Move::new(8, 8)));
+        for bad in ["aj", "JA", "a1", "ä"] {
+            assert!(parse_move(bad).is_err(), "{bad}");
+        }
+    }
+}
