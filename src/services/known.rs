@@ -359,24 +359,22 @@ impl<'a> DatabaseKeeper<'a> {
                 self.outcome.stored += stored.new;
                 true
             }
-            Err(error @ DbError::LeaseLost { .. }) => {
-                // Another process runs the campaign now: this run writes nothing more, and
-                // its search ends (what it committed stays; what it did not is counted as
-                // not stored, which makes the run's end an error).
-                self.outcome.failed_stores += 1;
-                self.outcome.error = Some(error.with_causes());
-                false
-            }
             Err(error) => {
-                // Tried again at the next merge: the nodes, facts, jobs and work wait for it.
-                // A run's first record not made is made then.
-                keeping.recorded = !begins_run;
-                if root.is_solved() {
-                    keeping.pending_facts.pop();
+                // A lost lease: another process runs the campaign now, so this run writes
+                // nothing more and its search ends (what it committed stays; what it did not is
+                // counted as not stored, which makes the run's end an error). Any other failure
+                // is tried again at the next merge: the nodes, facts, jobs and work wait for it,
+                // and a run's first record not made is made then.
+                let lost = matches!(error, DbError::LeaseLost { .. });
+                if !lost {
+                    keeping.recorded = !begins_run;
+                    if root.is_solved() {
+                        keeping.pending_facts.pop();
+                    }
                 }
                 self.outcome.failed_stores += 1;
                 self.outcome.error = Some(error.with_causes());
-                true
+                !lost
             }
         }
     }

@@ -2,7 +2,7 @@
 
 #[cfg(feature = "mpi")]
 use super::MpiArgs;
-use super::{PositionArgs, SearchArgs};
+use super::{PositionArgs, SearchArgs, MAX_THREADS_ARG};
 use crate::services::units::{parse_duration, parse_size};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -45,7 +45,7 @@ pub struct CampaignCertifyArgs {
     pub table_mem: u64,
     /// Pieces solved again and written at once, sharing the table (default: the available
     /// parallelism).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS_ARG))]
     pub threads: Option<u32>,
     /// One JSON object.
     #[arg(long)]

@@ -1,6 +1,7 @@
 //! The options of `uttt learn`: the learned guide's samples, training, quality and
 //! predictions.
 
+use super::MAX_THREADS_ARG;
 use super::{parse_rules, PlayerArg, RuleSetArg};
 use crate::game::Rules;
 use crate::services::units::parse_size;
@@ -57,7 +58,7 @@ pub struct LearnDataArgs {
     #[arg(long = "rules", value_name = "NAME", default_value = "all", value_parser = parse_rule_sets)]
     pub rules: Vec<RuleSets>,
     /// Threads solving games at once (the samples do not depend on it).
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS_ARG))]
     pub threads: u32,
     /// Each question's table (a fresh one for every question).
     #[arg(long, default_value = "16M", value_parser = parse_size, value_name = "SIZE")]

@@ -21,6 +21,9 @@ pub use learn::{
     LearnTrainArgs,
 };
 pub use play::PlayArgs;
+/// The most threads (or jobs) any option takes: the search's own cap, as clap reads a range.
+const MAX_THREADS_ARG: i64 = crate::search::threads::MAX_THREADS as i64;
+
 pub use position::{parse_rules, PositionArgs, RuleSetArg};
 pub use serve::ServeArgs;
 
@@ -148,7 +151,7 @@ pub struct PerftArgs {
     #[arg(long)]
     pub divide: bool,
     /// Worker threads (split over root moves).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS_ARG))]
     pub threads: u32,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -254,7 +257,7 @@ pub struct SolveArgs {
     pub file: Option<PathBuf>,
     /// Positions solved at once in a batch (default: the available parallelism). They share
     /// one table.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS_ARG))]
     pub jobs: Option<u32>,
     /// Ask only "does this player win?" (a single binary search).
     #[arg(long, value_enum)]
@@ -403,7 +406,7 @@ pub struct SearchArgs {
     #[arg(long, value_enum)]
     pub engine: Option<EngineArg>,
     /// Search threads of pn-dfpn and shared-dfpn (default: the available parallelism).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS_ARG))]
     pub threads: Option<u32>,
     /// PN-DFPN: cumulative work (nodes) after which a leaf joins the root tree.
     #[arg(long, value_name = "NODES", default_value_t = crate::search::options::DEFAULT_SPLIT_THRESHOLD)]

@@ -1,6 +1,7 @@
 //! Options of `uttt play`.
 
 use super::PositionArgs;
+use super::MAX_THREADS_ARG;
 use crate::services::units::{parse_duration, parse_size};
 use clap::Args;
 use std::path::PathBuf;
@@ -24,7 +25,7 @@ pub struct PlayArgs {
     #[arg(long, value_name = "N", default_value_t = crate::search::mcts::DEFAULT_LEAF_WORK)]
     pub node_limit: u64,
     /// Search threads, sharing one tree (default: the available parallelism).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS_ARG))]
     pub threads: Option<u32>,
     /// Seed of the playouts: with one thread and --playouts (no time limit), the same seed
     /// gives the same move and estimate.

@@ -1,5 +1,6 @@
 //! The options of `uttt serve`.
 
+use super::MAX_THREADS_ARG;
 use super::{GuideArg, RuleSetArg};
 use crate::search::guide::Guide;
 use crate::services::units::{parse_duration, parse_size};
@@ -35,7 +36,7 @@ pub struct ServeArgs {
     #[arg(long, value_enum, default_value_t = GuideArg::from(Guide::default()))]
     pub guide: GuideArg,
     /// Search threads of each search (default: the available parallelism).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS_ARG))]
     pub threads: Option<u32>,
     /// The one transposition table of every request.
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
